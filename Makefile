@@ -1,0 +1,51 @@
+# magcl — the two commands a fresh machine needs are `make run` and `make test`.
+# Both bootstrap what they need: a project-local virtualenv with torch (libtorch for tch).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := $(CURDIR)/.venv
+TORCH_VERSION := 2.11.0
+TORCH_STAMP := $(VENV)/.torch-$(TORCH_VERSION)
+
+# tch builds against the libtorch inside the venv's torch package.
+export LIBTORCH_USE_PYTORCH := 1
+export VIRTUAL_ENV := $(VENV)
+export PATH := $(VENV)/bin:$(PATH)
+
+CARGO ?= cargo
+BIN := target/release/magcl
+
+.PHONY: setup build run test test-full lint fmt clean-venv
+
+## setup: create .venv with torch==$(TORCH_VERSION) (idempotent: a second run does nothing)
+setup: $(TORCH_STAMP)
+
+$(TORCH_STAMP):
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check "torch==$(TORCH_VERSION)"
+	@$(VENV)/bin/python -c "import torch; assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)', torch.__version__"
+	@touch $@
+
+## build: the release binary (runs without LD_LIBRARY_PATH; uses CUDA where present)
+build: setup
+	$(CARGO) build --release --locked
+
+## run: the main job — a quick benchmark sweep, then its report
+run: build
+	$(BIN) datasets info synthetic
+	$(BIN) datasets info MUTAG
+
+## test: the full test suite (unit, integration, CI-sized accuracy floors), fmt and clippy
+test: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --locked --all-targets -- -D warnings
+	$(CARGO) test --release --locked
+
+## test-full: the long reproductions (accuracy floors of the paper-sized runs)
+test-full: setup
+	$(CARGO) test --release --locked -- --include-ignored
+
+fmt:
+	$(CARGO) fmt --all
+
+clean-venv:
+	rm -rf $(VENV)

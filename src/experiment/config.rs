@@ -1,0 +1,453 @@
+//! The resolved configuration of one run. Every run — from `magcl train` flags or from a
+//! cell of a `magcl bench` sweep — is described by one [`RunConfig`]; it is written next
+//! to every result row, and its hash identifies the cell.
+//!
+//! A config is built by [`RunConfig::resolve`]: method and dataset presets first, then a
+//! JSON object of overrides merged on top (unknown keys are errors).
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Graph- or node-level task.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    Graph,
+    Node,
+}
+
+/// The contrastive method. `Base` is the node-level base model of the MA-GCL paper; with
+/// MA enabled it is MA-GCL.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum MethodName {
+    Graphcl,
+    Simgrace,
+    Adgcl,
+    Base,
+}
+
+impl MethodName {
+    pub fn task(self) -> Task {
+        match self {
+            MethodName::Base => Task::Node,
+            _ => Task::Graph,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MethodName::Graphcl => "graphcl",
+            MethodName::Simgrace => "simgrace",
+            MethodName::Adgcl => "adgcl",
+            MethodName::Base => "base",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "graphcl" => Ok(MethodName::Graphcl),
+            "simgrace" => Ok(MethodName::Simgrace),
+            "adgcl" | "ad-gcl" => Ok(MethodName::Adgcl),
+            "base" | "magcl" | "ma-gcl" | "node" => Ok(MethodName::Base),
+            _ => Err(Error::Config(format!(
+                "unknown method '{s}': expected graphcl, simgrace, adgcl or base (node level)"
+            ))),
+        }
+    }
+}
+
+/// How GIN layers are read as schedules under MA (the paper leaves this open).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum GinMode {
+    /// K = 0: MLP only; K = 1: standard GIN; K > 1: GIN aggregation after K−1 filter steps.
+    #[default]
+    #[serde(rename = "gin+filter")]
+    GinFilter,
+    /// K sum aggregations, then the MLP.
+    #[serde(rename = "gin-sum")]
+    GinSum,
+    /// F^K (normalised filter), then the MLP.
+    #[serde(rename = "filter")]
+    Filter,
+}
+
+impl GinMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GinMode::GinFilter => "gin+filter",
+            GinMode::GinSum => "gin-sum",
+            GinMode::Filter => "filter",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "gin+filter" | "gin-filter" => Ok(GinMode::GinFilter),
+            "gin-sum" => Ok(GinMode::GinSum),
+            "filter" => Ok(GinMode::Filter),
+            _ => Err(Error::Config(format!(
+                "unknown MA mode '{s}': expected gin+filter, gin-sum or filter"
+            ))),
+        }
+    }
+}
+
+/// The model-augmentation settings (SPEC §5).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MaConfig {
+    pub enabled: bool,
+    /// How a GIN layer is read under MA (graph level only).
+    pub gin_mode: GinMode,
+    /// Inclusive range `[lo, hi]` of propagation counts for view 1.
+    pub view1: [usize; 2],
+    /// Inclusive range `[lo, hi]` of propagation counts for view 2.
+    pub view2: [usize; 2],
+    /// A: view 2's total number of propagations differs from view 1's.
+    pub asymmetric: bool,
+    /// R: redraw the schedules every optimisation step (otherwise draw once).
+    pub random: bool,
+    /// S: draw each layer independently (otherwise `K_i = K′_i` for all but the last layer).
+    pub shuffle: bool,
+    /// Enforce the paper's constraints ΣK ≠ ΣK′ and K_i ≠ K′_i (Algorithm 1).
+    pub constraints: bool,
+    /// π of the normalised filter F = (1−π)I + πÂ.
+    pub pi: f64,
+}
+
+impl Default for MaConfig {
+    fn default() -> Self {
+        MaConfig {
+            enabled: false,
+            gin_mode: GinMode::GinFilter,
+            view1: [0, 2],
+            view2: [0, 4],
+            asymmetric: true,
+            random: true,
+            shuffle: true,
+            constraints: false,
+            pi: 0.5,
+        }
+    }
+}
+
+impl MaConfig {
+    /// A readable label of the setting: `none` for the baseline, else the active tricks
+    /// and (graph level) the GIN mode, e.g. `ARS`, `ARS gin-sum`, `A`.
+    pub fn label(&self, task: Task) -> String {
+        if !self.enabled {
+            return "none".into();
+        }
+        let mut tricks = String::new();
+        for (on, c) in [
+            (self.asymmetric, 'A'),
+            (self.random, 'R'),
+            (self.shuffle, 'S'),
+        ] {
+            if on {
+                tricks.push(c);
+            }
+        }
+        if tricks.is_empty() {
+            tricks.push('-');
+        }
+        match task {
+            Task::Graph => format!("{tricks} {}", self.gin_mode.as_str()),
+            Task::Node => tricks,
+        }
+    }
+}
+
+/// The contrastive loss family (SPEC §3).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LossConfig {
+    pub temperature: f64,
+    /// Whether the positive pair appears in the denominator.
+    pub positive_in_denominator: bool,
+    /// Average of both directions (view 1 → view 2 and back) instead of one way.
+    pub symmetric: bool,
+    /// Add intra-view negatives to the denominator.
+    pub intra_view_negatives: bool,
+    /// Apply the projection head before the loss.
+    pub projector: bool,
+}
+
+/// Graph-level augmentation settings.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AugConfig {
+    /// `random2`, `random3`, `random4`, `node-drop`, `edge-drop`, `mask`, `subgraph`,
+    /// `subgraph-1hop`, `none`, or a `+`-joined list of single augmentations applied in order.
+    pub name: String,
+    pub node_drop: f64,
+    pub edge_drop: f64,
+    pub mask: f64,
+    pub subgraph: f64,
+}
+
+impl Default for AugConfig {
+    fn default() -> Self {
+        AugConfig {
+            name: "random2".into(),
+            node_drop: 0.1,
+            edge_drop: 0.1,
+            mask: 0.1,
+            subgraph: 0.2,
+        }
+    }
+}
+
+/// Node-level settings (the base model / MA-GCL).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// `code` (the released code) or `paper`.
+    pub preset: String,
+    /// Directed edge-drop ratio of view 1 and view 2.
+    pub edge_drop: [f64; 2],
+    /// Feature-column mask ratio of view 1 and view 2.
+    pub feature_drop: [f64; 2],
+    /// `relu`, `prelu` or `rrelu`.
+    pub activation: String,
+    pub proj_hidden: usize,
+    /// Propagation count per layer of the base model (no MA) and of the evaluation encoder.
+    pub base_k: usize,
+    pub eval_k: usize,
+    /// `public` (Planetoid split) or `random` (10/10/80 from the seed).
+    pub split: String,
+    /// Row-block size of the N×N similarity in the loss (0 = whole matrix).
+    pub loss_block_rows: usize,
+    /// k-means restarts for the clustering NMI.
+    pub kmeans_restarts: usize,
+}
+
+/// SimGRACE settings.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimgraceConfig {
+    pub eta: f64,
+}
+
+/// AD-GCL settings.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AdgclConfig {
+    pub view_lr: f64,
+    pub reg_lambda: f64,
+    pub edge_mlp_dim: usize,
+    pub concrete_temperature: f64,
+    /// Evaluate every this many epochs; the epoch is chosen by validation score.
+    pub eval_interval: usize,
+    /// AD-GCL+MA: feature-mask and edge-drop ratios replacing the learned view.
+    pub ma_mask: f64,
+    pub ma_edge_drop: f64,
+}
+
+/// Everything that determines one run.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub task: Task,
+    pub method: MethodName,
+    pub dataset: String,
+    pub seed: u64,
+    pub epochs: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    pub batch_size: usize,
+    pub hidden: usize,
+    pub layers: usize,
+    /// Node features (graph level): a preset (`graphcl`, `adgcl`) or a kind
+    /// (`labels`, `attributes`, `labels+attributes`, `constant`, `degree`).
+    pub features: String,
+    /// `svc-rbf`, `linear-svc` or `logreg`.
+    pub evaluator: String,
+    pub loss: LossConfig,
+    pub ma: MaConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub augment: Option<AugConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simgrace: Option<SimgraceConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adgcl: Option<AdgclConfig>,
+}
+
+/// What a run is asked to be before presets are applied.
+#[derive(Clone, Debug, Default)]
+pub struct RunSpec {
+    pub method: Option<MethodName>,
+    pub dataset: String,
+    pub seed: u64,
+    /// Node level: `code` or `paper` (default `code`).
+    pub preset: Option<String>,
+    /// A JSON object merged onto the preset config (nested keys allowed, e.g.
+    /// `{"ma": {"enabled": true}, "epochs": 5}`).
+    pub overrides: serde_json::Map<String, serde_json::Value>,
+}
+
+impl RunConfig {
+    /// The preset config for `spec`, with `spec.overrides` merged on top and validated.
+    pub fn resolve(spec: &RunSpec) -> Result<RunConfig> {
+        let method = spec.method.unwrap_or(MethodName::Graphcl);
+        let base =
+            super::presets::preset(method, &spec.dataset, spec.seed, spec.preset.as_deref())?;
+        let mut value = serde_json::to_value(&base)?;
+        merge(
+            &mut value,
+            &serde_json::Value::Object(spec.overrides.clone()),
+            "",
+        )?;
+        let cfg: RunConfig = serde_json::from_value(value)
+            .map_err(|e| Error::Config(format!("invalid configuration: {e}")))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks ranges and names; the error says which field is wrong.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &str, msg: String| Err(Error::Config(format!("{field}: {msg}")));
+        if self.method.task() != self.task {
+            return bad(
+                "task",
+                format!(
+                    "method {} is not a {:?}-level method",
+                    self.method.as_str(),
+                    self.task
+                ),
+            );
+        }
+        if self.epochs == 0 {
+            return bad("epochs", "must be at least 1".into());
+        }
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            return bad("lr", format!("must be positive, got {}", self.lr));
+        }
+        if !(self.weight_decay >= 0.0) {
+            return bad(
+                "weight_decay",
+                format!("must be ≥ 0, got {}", self.weight_decay),
+            );
+        }
+        if self.batch_size == 0 || self.hidden == 0 || self.layers == 0 {
+            return bad("batch_size/hidden/layers", "must be at least 1".into());
+        }
+        if !(self.loss.temperature > 0.0) {
+            return bad(
+                "loss.temperature",
+                format!("must be positive, got {}", self.loss.temperature),
+            );
+        }
+        for (name, r) in [("ma.view1", self.ma.view1), ("ma.view2", self.ma.view2)] {
+            if r[0] > r[1] {
+                return bad(
+                    name,
+                    format!("range lower bound {} exceeds upper bound {}", r[0], r[1]),
+                );
+            }
+        }
+        if !(0.0..=1.0).contains(&self.ma.pi) {
+            return bad("ma.pi", format!("must lie in [0, 1], got {}", self.ma.pi));
+        }
+        if let Some(a) = &self.augment {
+            for (name, v) in [
+                ("augment.node_drop", a.node_drop),
+                ("augment.edge_drop", a.edge_drop),
+                ("augment.mask", a.mask),
+                ("augment.subgraph", a.subgraph),
+            ] {
+                if !(0.0..=1.0).contains(&v) {
+                    return bad(name, format!("ratio must lie in [0, 1], got {v}"));
+                }
+            }
+        }
+        if let Some(n) = &self.node {
+            for (name, pair) in [
+                ("node.edge_drop", n.edge_drop),
+                ("node.feature_drop", n.feature_drop),
+            ] {
+                for v in pair {
+                    if !(0.0..=1.0).contains(&v) {
+                        return bad(name, format!("ratio must lie in [0, 1], got {v}"));
+                    }
+                }
+            }
+            if n.preset != "code" && n.preset != "paper" {
+                return bad(
+                    "node.preset",
+                    format!("expected code or paper, got '{}'", n.preset),
+                );
+            }
+            if n.split != "public" && n.split != "random" {
+                return bad(
+                    "node.split",
+                    format!("expected public or random, got '{}'", n.split),
+                );
+            }
+            if !["relu", "prelu", "rrelu"].contains(&n.activation.as_str()) {
+                return bad(
+                    "node.activation",
+                    format!("expected relu, prelu or rrelu, got '{}'", n.activation),
+                );
+            }
+        }
+        let evaluators: &[&str] = match self.task {
+            Task::Graph => &["svc-rbf", "linear-svc", "logreg"],
+            Task::Node => &["logreg"],
+        };
+        if !evaluators.contains(&self.evaluator.as_str()) {
+            return bad(
+                "evaluator",
+                format!("expected one of {evaluators:?}, got '{}'", self.evaluator),
+            );
+        }
+        Ok(())
+    }
+
+    /// The label of the MA setting (`none` for the baseline).
+    pub fn ma_label(&self) -> String {
+        self.ma.label(self.task)
+    }
+
+    /// A stable hash of the whole config (hex, 16 digits), seed included.
+    pub fn hash(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        // FNV-1a 64: stable across platforms and releases, unlike std's hasher.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in json.bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+}
+
+/// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
+fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> Result<()> {
+    use serde_json::Value;
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match b.get_mut(k) {
+                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v, &p)?,
+                    Some(slot) => *slot = v.clone(),
+                    None => {
+                        return Err(Error::Config(format!(
+                            "unknown setting '{p}' (not used by this method)"
+                        )))
+                    }
+                }
+            }
+            Ok(())
+        }
+        (b, o) => {
+            *b = o.clone();
+            Ok(())
+        }
+    }
+}

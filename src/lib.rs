@@ -1,0 +1,36 @@
+//! # magcl — graph contrastive learning with and without model augmentation
+//!
+//! The crate follows the data, one folder per step:
+//!
+//! | step | module | what it holds |
+//! |---|---|---|
+//! | dataset | [`data`] | TU text format, Planetoid pickles, npz, synthetic sets, cache/mirror/download, node features |
+//! | batch | [`graph`] | block-diagonal collation of many graphs, node splits |
+//! | views | [`augment`] | graph- and node-level augmentations (pure functions of a graph and an RNG) |
+//! | encoder schedules | [`nn`] | propagation (`g`) and transformation (`h`) operators, GIN/GCN encoders, projector |
+//! | model augmentation | [`ma`] | the MA plugin: schedule samplers with the A/R/S switches |
+//! | methods | [`methods`] | GraphCL, SimGRACE, AD-GCL and the node-level base model / MA-GCL |
+//! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
+//! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI |
+//! | statistics | [`stats`] | summaries, confidence intervals, paired tests |
+//! | experiments | [`experiment`] | resolved run configs, presets, the runner, sweeps, resume, shards |
+//! | reports | [`report`] | CSV rows, markdown tables, plots |
+//!
+//! `main.rs` and [`cli`] only parse arguments and print; everything else is library code
+//! that returns [`error::Result`].
+pub mod augment;
+pub mod cli;
+pub mod data;
+pub mod error;
+pub mod eval;
+pub mod experiment;
+pub mod graph;
+pub mod loss;
+pub mod ma;
+pub mod methods;
+pub mod nn;
+pub mod report;
+pub mod rng;
+pub mod stats;
+
+pub use error::{Error, Result};
