@@ -5,4 +5,4 @@ pub mod presets;
 pub mod run;
 
 pub use config::{GinMode, MaConfig, MethodName, RunConfig, RunSpec, Task};
-pub use run::{run, RunOptions, RunOutcome};
+pub use run::{run, RunOptions, RunOutcome, RunRecord};

@@ -48,3 +48,39 @@ pub fn run(cfg: &RunConfig, _opts: &RunOptions) -> Result<RunOutcome> {
         cfg.method.as_str()
     )))
 }
+
+/// One finished run as `magcl train --json` prints it and as a bench row stores it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    pub dataset: String,
+    pub method: String,
+    /// The MA setting's label (`none` for the baseline).
+    pub ma: String,
+    pub seed: u64,
+    pub config_hash: String,
+    pub evaluator: String,
+    #[serde(flatten)]
+    pub outcome: RunOutcome,
+    /// The commit the binary was built from (`-dirty` if the tree had changes).
+    pub git_commit: String,
+    pub magcl_version: String,
+    /// The full resolved configuration.
+    pub config: RunConfig,
+}
+
+impl RunRecord {
+    pub fn new(cfg: &RunConfig, outcome: RunOutcome) -> Self {
+        RunRecord {
+            dataset: cfg.dataset.clone(),
+            method: cfg.method.as_str().into(),
+            ma: cfg.ma_label(),
+            seed: cfg.seed,
+            config_hash: cfg.hash(),
+            evaluator: cfg.evaluator.clone(),
+            outcome,
+            git_commit: env!("MAGCL_GIT_COMMIT").into(),
+            magcl_version: env!("CARGO_PKG_VERSION").into(),
+            config: cfg.clone(),
+        }
+    }
+}
