@@ -1,1 +1,254 @@
-//! (to be written)
+//! The NT-Xent / InfoNCE family with explicit switches (SPEC §3).
+//!
+//! For anchors `a_i` and candidates `c_j` (rows L2-normalised) with `s_ij = a_i·c_j / τ`,
+//! the one-way loss is `mean_i [ log Σ_{j∈D_i} e^{s_ij} (+ Σ_{j≠i} e^{a_i·a_j/τ}) − s_ii ]`
+//! where `D_i` holds every candidate (positive in the denominator) or every candidate but
+//! `i` (positive excluded); the second sum is present with intra-view negatives. The
+//! symmetric form averages both directions.
+//!
+//! [`InfoNce::loss`] computes the N×N similarities in row blocks and forms the gradient
+//! analytically (softmax weights), so memory is O(block · N) instead of O(N²) and no
+//! autograd graph is kept for the similarity matrix. The returned scalar carries the exact
+//! loss value and the exact gradient with respect to both embeddings (a surrogate whose
+//! gradient is the analytic one). [`dense_loss`] is the plain autograd form, kept as the
+//! reference the blocked form is tested against.
+use tch::{Kind, Tensor};
+
+use crate::experiment::config::LossConfig;
+
+/// The loss with its switches and row-block size.
+#[derive(Clone, Debug)]
+pub struct InfoNce {
+    pub cfg: LossConfig,
+    /// Rows per block (0 = all rows at once).
+    pub block_rows: usize,
+}
+
+/// Row-normalises `z` (L2), as cosine similarity does.
+pub fn normalize(z: &Tensor) -> Tensor {
+    let norm = z.norm_scalaropt_dim(2.0, [1], true).clamp_min(1e-12);
+    z / norm
+}
+
+/// Loss value and gradients (w.r.t. the normalised anchors and candidates) of one direction.
+struct Direction {
+    loss_sum: f64,
+    grad_a: Tensor,
+    grad_c: Tensor,
+}
+
+fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Direction {
+    let n = a.size()[0];
+    let inv_t = 1.0 / cfg.temperature;
+    let block = if block == 0 {
+        n
+    } else {
+        (block as i64).min(n).max(1)
+    };
+    let mut grad_a = a.zeros_like();
+    let mut grad_c = c.zeros_like();
+    let mut loss = Tensor::zeros([], (Kind::Double, a.device()));
+    let ct = c.transpose(0, 1);
+    let at = a.transpose(0, 1);
+    let mut start = 0i64;
+    while start < n {
+        let len = block.min(n - start);
+        let rows = a.narrow(0, start, len);
+        // the positive of row r of the block sits in column start + r
+        let diag = Tensor::arange_start(start, start + len, (Kind::Int64, a.device())).unsqueeze(1);
+        let mut s = rows.matmul(&ct) * inv_t;
+        if !cfg.positive_in_denominator {
+            s = s.scatter_value(1, &diag, f64::NEG_INFINITY);
+        }
+        let t = cfg
+            .intra_view_negatives
+            .then(|| (rows.matmul(&at) * inv_t).scatter_value(1, &diag, f64::NEG_INFINITY));
+        let lse = match &t {
+            Some(t) => Tensor::cat(&[&s, t], 1).logsumexp([1], true),
+            None => s.logsumexp([1], true),
+        };
+        let pos =
+            (&rows * c.narrow(0, start, len)).sum_dim_intlist(&[1i64][..], true, a.kind()) * inv_t;
+        loss += (&lse - &pos).sum(Kind::Double);
+        let p = (s - &lse).exp();
+        let _ = grad_a.narrow(0, start, len).g_add_(&p.matmul(c));
+        let _ = grad_c.g_add_(&p.transpose(0, 1).matmul(&rows));
+        if let Some(t) = t {
+            let q = (t - &lse).exp();
+            let _ = grad_a.narrow(0, start, len).g_add_(&q.matmul(a));
+            let _ = grad_a.g_add_(&q.transpose(0, 1).matmul(&rows));
+        }
+        start += len;
+    }
+    let _ = grad_a.g_sub_(c);
+    let _ = grad_c.g_sub_(a);
+    let scale = inv_t / n as f64;
+    Direction {
+        loss_sum: loss.double_value(&[]),
+        grad_a: grad_a * scale,
+        grad_c: grad_c * scale,
+    }
+}
+
+impl InfoNce {
+    pub fn new(cfg: LossConfig, block_rows: usize) -> Self {
+        InfoNce { cfg, block_rows }
+    }
+
+    /// The loss of embeddings `z1` (anchors) and `z2` (candidates), rows paired by index.
+    /// Differentiable: backpropagating it gives the exact gradient.
+    pub fn loss(&self, z1: &Tensor, z2: &Tensor) -> Tensor {
+        let u = normalize(z1);
+        let v = normalize(z2);
+        let (ud, vd) = (u.detach(), v.detach());
+        let n = ud.size()[0].max(1) as f64;
+        let (value, gu, gv) = tch::no_grad(|| {
+            let f = one_direction(&ud, &vd, &self.cfg, self.block_rows);
+            if self.cfg.symmetric {
+                let b = one_direction(&vd, &ud, &self.cfg, self.block_rows);
+                (
+                    0.5 * (f.loss_sum + b.loss_sum) / n,
+                    (f.grad_a + b.grad_c) * 0.5,
+                    (f.grad_c + b.grad_a) * 0.5,
+                )
+            } else {
+                (f.loss_sum / n, f.grad_a, f.grad_c)
+            }
+        });
+        let surrogate = (&u * gu).sum(u.kind()) + (&v * gv).sum(v.kind());
+        &surrogate - surrogate.detach() + value
+    }
+}
+
+/// The straightforward autograd form (N×N matrices at once), the reference for tests.
+pub fn dense_loss(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> Tensor {
+    let dir = |a: &Tensor, c: &Tensor| {
+        let n = a.size()[0];
+        let inv_t = 1.0 / cfg.temperature;
+        let eye = Tensor::eye(n, (Kind::Bool, a.device()));
+        let mut s = a.matmul(&c.transpose(0, 1)) * inv_t;
+        let pos = s.diagonal(0, 0, 1);
+        if !cfg.positive_in_denominator {
+            s = s.masked_fill(&eye, f64::NEG_INFINITY);
+        }
+        let all = if cfg.intra_view_negatives {
+            let t = (a.matmul(&a.transpose(0, 1)) * inv_t).masked_fill(&eye, f64::NEG_INFINITY);
+            Tensor::cat(&[s, t], 1)
+        } else {
+            s
+        };
+        (all.logsumexp([1], false) - pos).mean(a.kind())
+    };
+    let (u, v) = (normalize(z1), normalize(z2));
+    if cfg.symmetric {
+        (dir(&u, &v) + dir(&v, &u)) * 0.5
+    } else {
+        dir(&u, &v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Device;
+
+    fn all_configs() -> Vec<LossConfig> {
+        let mut v = Vec::new();
+        for positive_in_denominator in [false, true] {
+            for symmetric in [false, true] {
+                for intra_view_negatives in [false, true] {
+                    v.push(LossConfig {
+                        temperature: 0.3,
+                        positive_in_denominator,
+                        symmetric,
+                        intra_view_negatives,
+                        projector: false,
+                    });
+                }
+            }
+        }
+        v
+    }
+
+    fn grads(
+        f: impl Fn(&Tensor, &Tensor) -> Tensor,
+        z1: &Tensor,
+        z2: &Tensor,
+    ) -> (f64, Tensor, Tensor) {
+        let a = z1.detach().set_requires_grad(true);
+        let b = z2.detach().set_requires_grad(true);
+        let l = f(&a, &b);
+        let g = Tensor::run_backward(&[&l], &[&a, &b], false, false);
+        (
+            l.double_value(&[]),
+            g[0].shallow_clone(),
+            g[1].shallow_clone(),
+        )
+    }
+
+    #[test]
+    fn blocked_equals_dense_in_value_and_gradient() {
+        tch::manual_seed(3);
+        let z1 = Tensor::randn([37, 8], (Kind::Double, Device::Cpu));
+        let z2 = Tensor::randn([37, 8], (Kind::Double, Device::Cpu));
+        for cfg in all_configs() {
+            let (ld, g1d, g2d) = grads(|a, b| dense_loss(a, b, &cfg), &z1, &z2);
+            for block in [0, 1, 5, 37, 100] {
+                let nce = InfoNce::new(cfg.clone(), block);
+                let (lb, g1b, g2b) = grads(|a, b| nce.loss(a, b), &z1, &z2);
+                assert!(
+                    (ld - lb).abs() < 1e-9,
+                    "{cfg:?} block {block}: {ld} vs {lb}"
+                );
+                let e1 = (g1d.shallow_clone() - g1b).abs().max().double_value(&[]);
+                let e2 = (g2d.shallow_clone() - g2b).abs().max().double_value(&[]);
+                assert!(e1 < 1e-9 && e2 < 1e-9, "{cfg:?} block {block}: {e1} {e2}");
+            }
+        }
+    }
+
+    #[test]
+    fn hand_computed_two_by_two() {
+        // z1 = [e1, e2], z2 = [e1, e2]: s = I/τ. GraphCL's form (positive excluded):
+        // loss_i = log(e^0) − 1/τ = −1/τ. Positive included: log(e^{1/τ} + 1) − 1/τ.
+        let e = Tensor::from_slice(&[1.0f64, 0.0, 0.0, 1.0]).view([2, 2]);
+        let mut cfg = LossConfig {
+            temperature: 0.5,
+            positive_in_denominator: false,
+            symmetric: false,
+            intra_view_negatives: false,
+            projector: true,
+        };
+        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
+        assert!((l - (-2.0)).abs() < 1e-9, "{l}");
+        cfg.positive_in_denominator = true;
+        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
+        assert!((l - ((2f64.exp() + 1.0).ln() - 2.0)).abs() < 1e-9, "{l}");
+        // intra-view negatives add e^{a_1·a_2/τ} = e^0 = 1 to each denominator
+        cfg.intra_view_negatives = true;
+        let l = InfoNce::new(cfg, 0).loss(&e, &e).double_value(&[]);
+        assert!((l - ((2f64.exp() + 2.0).ln() - 2.0)).abs() < 1e-9, "{l}");
+    }
+
+    #[test]
+    fn dense_loss_passes_a_numerical_gradient_check() {
+        tch::manual_seed(4);
+        let z2 = Tensor::randn([5, 3], (Kind::Double, Device::Cpu));
+        let x = Tensor::randn([5, 3], (Kind::Double, Device::Cpu));
+        for cfg in all_configs() {
+            crate::nn::ops::tests::gradcheck(|z| dense_loss(z, &z2, &cfg), &x);
+        }
+    }
+
+    #[test]
+    fn scale_invariance() {
+        // cosine similarity: scaling the embeddings leaves the loss unchanged
+        tch::manual_seed(5);
+        let z1 = Tensor::randn([9, 4], (Kind::Double, Device::Cpu));
+        let z2 = Tensor::randn([9, 4], (Kind::Double, Device::Cpu));
+        let nce = InfoNce::new(all_configs()[0].clone(), 4);
+        let a = nce.loss(&z1, &z2).double_value(&[]);
+        let b = nce.loss(&(&z1 * 3.0), &(&z2 * 0.5)).double_value(&[]);
+        assert!((a - b).abs() < 1e-9);
+    }
+}
