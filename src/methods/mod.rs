@@ -1,1 +1,209 @@
-//! (to be written)
+//! Contrastive methods. Graph-level methods implement [`GraphMethod`] (one optimisation
+//! step on a set of graphs; embeddings of all graphs with the evaluation encoder) and share
+//! the training loop [`train_graph_method`]; the node-level base model / MA-GCL lives in
+//! [`node`].
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tch::{nn, Device, Tensor};
+
+use crate::error::{Error, Result};
+use crate::graph::{Batch, GraphView};
+use crate::rng::{self, streams};
+
+pub mod adgcl;
+pub mod graphcl;
+pub mod node;
+pub mod simgrace;
+
+/// A graph-classification dataset ready for training: one view per graph (features
+/// attached) and the class labels.
+pub struct GraphData {
+    pub views: Vec<GraphView>,
+    pub labels: Vec<u32>,
+    pub dim: usize,
+}
+
+/// One graph-level contrastive method.
+pub trait GraphMethod {
+    /// One optimisation step on the graphs `ids` (epoch and global step given for the
+    /// deterministic random streams). Returns the loss.
+    fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64>;
+    /// Embeddings of all graphs (`n × d`, row-major, on the CPU) from the evaluation encoder.
+    fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)>;
+}
+
+/// Training-loop settings shared by the graph-level methods.
+#[derive(Clone, Debug)]
+pub struct LoopConfig {
+    pub epochs: usize,
+    pub batch_size: usize,
+    pub seed: u64,
+    pub progress: bool,
+}
+
+/// Per-epoch record of a training run.
+#[derive(Clone, Debug, Default)]
+pub struct TrainLog {
+    pub epoch_seconds: Vec<f64>,
+    pub epoch_losses: Vec<f64>,
+}
+
+/// A progress bar on stderr (drawn only when stderr is a terminal and `show`).
+pub fn progress_bar(total: u64, show: bool, what: &str) -> ProgressBar {
+    let pb = if show {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) = ProgressStyle::with_template(
+        "{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed} elapsed, ETA {eta})",
+    ) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// The graphs of each batch of an epoch: a seeded permutation cut into `batch_size`
+/// pieces. A final batch of a single graph is dropped (a contrastive batch needs negatives).
+pub fn epoch_batches(n: usize, batch_size: usize, seed: u64, epoch: usize) -> Vec<Vec<usize>> {
+    use rand::seq::SliceRandom;
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut rng::stream(seed, &[streams::SHUFFLE, epoch as u64]));
+    order
+        .chunks(batch_size.max(1))
+        .filter(|c| c.len() > 1)
+        .map(|c| c.to_vec())
+        .collect()
+}
+
+/// Checks a loss value; NaN or infinity stops the run with the position.
+pub fn check_loss(loss: f64, epoch: usize, step_in_epoch: usize) -> Result<f64> {
+    if loss.is_finite() {
+        Ok(loss)
+    } else {
+        Err(Error::Numeric(format!(
+            "training diverged: the loss became {loss} at epoch {} step {} (lower the learning \
+             rate or the temperature; nothing was written)",
+            epoch + 1,
+            step_in_epoch + 1
+        )))
+    }
+}
+
+/// Runs `epochs` epochs of `method`, calling `after_epoch(epoch, method)` after each.
+pub fn train_graph_method<M: GraphMethod + ?Sized>(
+    method: &mut M,
+    data: &GraphData,
+    cfg: &LoopConfig,
+    mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
+) -> Result<TrainLog> {
+    let per_epoch = epoch_batches(data.views.len(), cfg.batch_size, cfg.seed, 0).len();
+    let pb = progress_bar((cfg.epochs * per_epoch) as u64, cfg.progress, "train");
+    let mut log = TrainLog::default();
+    let mut step = 0u64;
+    for epoch in 0..cfg.epochs {
+        let t0 = Instant::now();
+        let mut total = 0.0;
+        let batches = epoch_batches(data.views.len(), cfg.batch_size, cfg.seed, epoch);
+        for (i, ids) in batches.iter().enumerate() {
+            let loss = check_loss(method.step(data, ids, epoch, step)?, epoch, i)?;
+            total += loss;
+            step += 1;
+            pb.inc(1);
+        }
+        let mean = total / batches.len().max(1) as f64;
+        log.epoch_seconds.push(t0.elapsed().as_secs_f64());
+        log.epoch_losses.push(mean);
+        pb.set_message(format!("epoch {} loss {mean:.4}", epoch + 1));
+        after_epoch(epoch, method)?;
+    }
+    pb.finish_and_clear();
+    Ok(log)
+}
+
+/// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.
+pub fn embed_in_chunks(
+    data: &GraphData,
+    device: Device,
+    forward: impl Fn(&crate::graph::GraphTensors) -> Tensor,
+) -> Result<(Vec<f32>, usize)> {
+    const CHUNK: usize = 1024;
+    let mut parts = Vec::new();
+    tch::no_grad(|| -> Result<()> {
+        for start in (0..data.views.len()).step_by(CHUNK) {
+            let end = (start + CHUNK).min(data.views.len());
+            let b = Batch::collate(&data.views[start..end], data.dim);
+            parts.push(forward(&b.to_tensors(device)).to_device(Device::Cpu));
+        }
+        Ok(())
+    })?;
+    let all = Tensor::cat(&parts, 0).to_kind(tch::Kind::Float).contiguous();
+    let d = all.size().get(1).copied().unwrap_or(0) as usize;
+    let v = Vec::<f32>::try_from(all.flatten(0, -1))?;
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(Error::Numeric(format!(
+            "the embedding of graph {} is not finite",
+            i / d.max(1)
+        )));
+    }
+    Ok((v, d))
+}
+
+/// Adam as the references configure it (β = (0.9, 0.999), ε = 1e-8, L2 weight decay).
+pub fn adam(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<nn::Optimizer> {
+    use tch::nn::OptimizerConfig;
+    Ok(nn::Adam { wd: weight_decay, ..Default::default() }.build(vs, lr)?)
+}
+
+/// Trainable variables of `vs` whose names start with `prefix`, sorted by name (so that
+/// random draws over them happen in a fixed order).
+pub fn sorted_vars(vs: &nn::VarStore, prefix: &str) -> Vec<(String, Tensor)> {
+    let mut v: Vec<(String, Tensor)> = vs
+        .variables()
+        .into_iter()
+        .filter(|(k, t)| k.starts_with(prefix) && t.requires_grad())
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A small two-class set: cycles vs paths with constant features.
+    pub fn toy_data(n: usize) -> GraphData {
+        let mut views = Vec::new();
+        let mut labels = Vec::new();
+        for i in 0..n {
+            let len = 5 + i % 7;
+            let mut edges: Vec<(u32, u32)> = (0..len as u32 - 1).map(|v| (v, v + 1)).collect();
+            let label = (i % 2) as u32;
+            if label == 1 {
+                edges.push((0, len as u32 - 1));
+            }
+            views.push(GraphView { num_nodes: len, edges, x: vec![1.0; len] });
+            labels.push(label);
+        }
+        GraphData { views, labels, dim: 1 }
+    }
+
+    #[test]
+    fn epoch_batches_cover_every_graph_once() {
+        let b = epoch_batches(300, 128, 1, 0);
+        let mut all: Vec<usize> = b.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..300).collect::<Vec<_>>());
+        assert_eq!(b.iter().map(|c| c.len()).collect::<Vec<_>>(), vec![128, 128, 44]);
+        assert_ne!(b, epoch_batches(300, 128, 1, 1));
+        assert_eq!(epoch_batches(129, 128, 1, 0).len(), 1, "a last batch of one is dropped");
+    }
+
+    #[test]
+    fn nan_losses_stop_the_run() {
+        let e = check_loss(f64::NAN, 2, 4).unwrap_err().to_string();
+        assert!(e.contains("epoch 3 step 5"), "{e}");
+    }
+}

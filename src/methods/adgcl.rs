@@ -1,0 +1,1 @@
+//! AD-GCL (to be written).

@@ -1,0 +1,1 @@
+//! Node-level base model / MA-GCL (to be written).

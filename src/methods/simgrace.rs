@@ -1,0 +1,191 @@
+//! SimGRACE (Xia et al. 2022) and SimGRACE+MA: the second view is the same encoder with
+//! perturbed weights. Every encoder weight tensor P gets `eta · N(0, std(P)²)` noise,
+//! fresh every step; the projection head is copied unperturbed; no gradient flows through
+//! the perturbed branch. The perturbed view is the anchor of the loss. With MA the clean
+//! branch follows schedule K and the perturbed branch K′.
+use tch::nn::{self, Module};
+use tch::{Device, Tensor};
+
+use super::{adam, embed_in_chunks, sorted_vars, GraphData, GraphMethod};
+use crate::error::{Error, Result};
+use crate::experiment::config::RunConfig;
+use crate::graph::Batch;
+use crate::loss::InfoNce;
+use crate::ma::{self, ScheduleSampler};
+use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+
+/// An encoder and its projection head in one variable store.
+pub struct Tower {
+    pub vs: nn::VarStore,
+    pub encoder: GinEncoder,
+    pub projector: Mlp,
+}
+
+impl Tower {
+    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Tower {
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let encoder = GinEncoder::new(
+            &(&root / "encoder"),
+            input_dim as i64,
+            cfg.hidden as i64,
+            cfg.layers,
+            GinStyle::GraphCl,
+            Init::XavierZeroBias,
+            cfg.ma.gin_mode,
+            cfg.ma.pi,
+        );
+        let e = encoder.embedding_dim();
+        let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
+        Tower { vs, encoder, projector }
+    }
+}
+
+/// A parameter of the model, its twin in the perturbed copy, and whether it is perturbed.
+struct Twin {
+    name: String,
+    main: Tensor,
+    vice: Tensor,
+    perturb: bool,
+}
+
+pub struct SimGrace {
+    pub model: Tower,
+    vice: Tower,
+    twins: Vec<Twin>,
+    opt: nn::Optimizer,
+    loss: InfoNce,
+    sampler: Box<dyn ScheduleSampler>,
+    eta: f64,
+}
+
+/// Writes `P + eta · ε · std(P)` (ε ~ N(0, 1) elementwise) into `out`; `std` is the
+/// sample standard deviation of all entries of P (0 for a tensor of one entry).
+pub fn perturb_into(p: &Tensor, out: &mut Tensor, eta: f64) {
+    let std = if p.numel() > 1 { p.std(true).double_value(&[]) } else { 0.0 };
+    let std = if std.is_finite() { std } else { 0.0 };
+    let noise = p.randn_like() * (eta * std);
+    out.copy_(&(p + noise));
+}
+
+impl SimGrace {
+    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<SimGrace> {
+        let model = Tower::new(cfg, input_dim, device);
+        let vice = Tower::new(cfg, input_dim, device);
+        let vice_vars: std::collections::HashMap<String, Tensor> = vice.vs.variables();
+        let mut twins = Vec::new();
+        for (name, main) in sorted_vars(&model.vs, "") {
+            let vice = vice_vars
+                .get(&name)
+                .ok_or_else(|| Error::Numeric(format!("perturbed copy lacks parameter {name}")))?
+                .shallow_clone();
+            let perturb = name.starts_with("encoder");
+            twins.push(Twin { name, main, vice, perturb });
+        }
+        let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
+        let eta = cfg.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
+        let sampler = ma::sampler(&cfg.ma, cfg.layers, model.encoder.plain_schedule(), cfg.seed);
+        Ok(SimGrace { model, vice, twins, opt, loss: InfoNce::new(cfg.loss.clone(), 0), sampler, eta })
+    }
+
+    /// Refreshes the perturbed copy from the current weights.
+    pub fn perturb(&mut self) {
+        tch::no_grad(|| {
+            for t in &mut self.twins {
+                if t.perturb {
+                    perturb_into(&t.main, &mut t.vice, self.eta);
+                } else {
+                    t.vice.copy_(&t.main);
+                }
+            }
+        });
+    }
+
+    /// Names of the perturbed parameters (the encoder's) and of the copied ones.
+    pub fn parameter_roles(&self) -> Vec<(String, bool)> {
+        self.twins.iter().map(|t| (t.name.clone(), t.perturb)).collect()
+    }
+
+    /// The perturbed copy's variables (for tests and inspection).
+    pub fn vice_vars(&self) -> Vec<(String, Tensor)> {
+        self.twins.iter().map(|t| (t.name.clone(), t.vice.shallow_clone())).collect()
+    }
+}
+
+impl GraphMethod for SimGrace {
+    fn step(&mut self, data: &GraphData, ids: &[usize], _epoch: usize, step: u64) -> Result<f64> {
+        let device = self.model.vs.device();
+        let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
+        let (k_clean, k_perturbed) = self.sampler.sample(step);
+        self.perturb();
+        let clean = self.model.projector.forward(&self.model.encoder.forward(&g, &k_clean, true).graph);
+        let perturbed = tch::no_grad(|| {
+            self.vice.projector.forward(&self.vice.encoder.forward(&g, &k_perturbed, true).graph)
+        });
+        let loss = self.loss.loss(&perturbed, &clean);
+        self.opt.zero_grad();
+        loss.backward();
+        self.opt.step();
+        Ok(loss.double_value(&[]))
+    }
+
+    fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
+        let enc = &self.model.encoder;
+        let plain = enc.plain_schedule();
+        embed_in_chunks(data, self.model.vs.device(), |g| enc.forward(g, &plain, false).graph)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::config::{MethodName, RunSpec};
+    use crate::methods::tests::toy_data;
+    use tch::Kind;
+
+    fn config(eta: f64) -> RunConfig {
+        let mut spec = RunSpec { method: Some(MethodName::Simgrace), dataset: "toy".into(), seed: 1, ..Default::default() };
+        spec.overrides = serde_json::from_value(serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64})).unwrap();
+        RunConfig::resolve(&spec).unwrap()
+    }
+
+    #[test]
+    fn noise_std_matches_eta_times_weight_std_and_projector_is_untouched() {
+        tch::manual_seed(0);
+        let mut m = SimGrace::new(&config(2.0), 3, Device::Cpu).unwrap();
+        m.perturb();
+        let main: std::collections::HashMap<_, _> = m.model.vs.variables();
+        for (name, vice) in m.vice_vars() {
+            let p = &main[&name];
+            let diff = &vice - p;
+            if name.starts_with("projector") {
+                assert_eq!(diff.abs().max().double_value(&[]), 0.0, "{name} copied unperturbed");
+            } else if p.numel() >= 1000 {
+                let want = 2.0 * p.std(true).double_value(&[]);
+                let got = diff.std(true).double_value(&[]);
+                assert!((got / want - 1.0).abs() < 0.1, "{name}: noise std {got} vs {want}");
+                assert!(diff.mean(Kind::Float).double_value(&[]).abs() < 0.1 * want);
+            }
+        }
+        assert!(m.parameter_roles().iter().any(|(n, p)| *p && n.contains("encoder")));
+    }
+
+    #[test]
+    fn no_gradient_reaches_the_model_through_the_perturbed_branch() {
+        tch::manual_seed(0);
+        let data = toy_data(8);
+        let mut m = SimGrace::new(&config(1.0), 1, Device::Cpu).unwrap();
+        m.perturb();
+        let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
+        let plain = m.model.encoder.plain_schedule();
+        let z = tch::no_grad(|| m.vice.projector.forward(&m.vice.encoder.forward(&g, &plain, true).graph));
+        assert!(!z.requires_grad(), "the perturbed branch carries no graph");
+        let vice_grad_free = m.vice_vars().iter().all(|(_, t)| !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0);
+        let clean = m.model.projector.forward(&m.model.encoder.forward(&g, &plain, true).graph);
+        m.loss.loss(&z, &clean).backward();
+        assert!(vice_grad_free);
+        for (_, t) in m.vice_vars() {
+            assert!(!t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0);
+        }
+    }
+}
