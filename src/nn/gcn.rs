@@ -1,1 +1,280 @@
-//! The node-level encoder of the MA-GCL base model (to be written).
+//! The node-level encoder of the MA-GCL base model: two graph-convolution layers whose
+//! propagation counts follow a schedule (activation after the first layer only).
+//!
+//! One layer with K propagations, weights W (Glorot) and bias b:
+//! - preset `code` (the released code): `H = X W`; K = 0 → `H = Â H + b` (one plain GCN
+//!   hop); K ≥ 1 → K times `H = (1 − π) H + π (Â H + b)` (the bias re-added each step);
+//! - preset `paper`: `H = F^K (X W) + b` with `F = (1 − π) I + π Â`.
+//!
+//! `Â = D̃^-1/2 (A + I) D̃^-1/2` is built from the view's (directed) edges.
+use tch::nn;
+use tch::{Kind, Tensor};
+
+use super::ops::normalized_adjacency;
+use crate::graph::GraphTensors;
+
+/// Which reading of a propagation step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    Code,
+    Paper,
+}
+
+/// The activation after the first layer.
+#[derive(Debug)]
+pub enum Activation {
+    Relu,
+    /// One learnable slope (initialised to 0.25).
+    Prelu(Tensor),
+    /// The reference's functional rrelu outside training mode: a leaky ReLU with the fixed
+    /// slope (1/8 + 1/3) / 2.
+    RreluFixed,
+    /// RReLU: random slopes in U(1/8, 1/3) while training, their mean at evaluation.
+    Rrelu,
+}
+
+impl Activation {
+    pub fn new(p: &nn::Path, name: &str, propagation: Propagation) -> Activation {
+        match (name, propagation) {
+            ("prelu", _) => Activation::Prelu(p.var("prelu", &[1], nn::Init::Const(0.25))),
+            ("rrelu", Propagation::Code) => Activation::RreluFixed,
+            ("rrelu", Propagation::Paper) => Activation::Rrelu,
+            _ => Activation::Relu,
+        }
+    }
+
+    pub fn apply(&self, x: &Tensor, train: bool) -> Tensor {
+        match self {
+            Activation::Relu => x.relu(),
+            Activation::Prelu(w) => x.prelu(w),
+            Activation::RreluFixed => x.leaky_relu_with_slope((1.0 / 8.0 + 1.0 / 3.0) / 2.0),
+            Activation::Rrelu => x.rrelu(train),
+        }
+    }
+}
+
+trait LeakyExt {
+    fn leaky_relu_with_slope(&self, slope: f64) -> Tensor;
+}
+
+impl LeakyExt for Tensor {
+    fn leaky_relu_with_slope(&self, slope: f64) -> Tensor {
+        self.maximum(&(self * slope))
+    }
+}
+
+/// One graph-convolution layer.
+#[derive(Debug)]
+pub struct GcnLayer {
+    pub weight: Tensor,
+    pub bias: Tensor,
+}
+
+impl GcnLayer {
+    pub fn new(p: &nn::Path, input: i64, output: i64) -> GcnLayer {
+        let a = (6.0 / (input + output) as f64).sqrt();
+        GcnLayer {
+            weight: p.var("weight", &[input, output], nn::Init::Uniform { lo: -a, up: a }),
+            bias: p.var("bias", &[output], nn::Init::Const(0.0)),
+        }
+    }
+
+    /// Propagates `h` (= X W already computed) `k` times and adds the bias.
+    pub fn propagate(&self, g: &GraphTensors, h: Tensor, k: usize, prop: Propagation, pi: f64) -> Tensor {
+        match prop {
+            Propagation::Code => {
+                if k == 0 {
+                    return normalized_adjacency(g, &h) + &self.bias;
+                }
+                let mut h = h;
+                for _ in 0..k {
+                    h = &h * (1.0 - pi) + (normalized_adjacency(g, &h) + &self.bias) * pi;
+                }
+                h
+            }
+            Propagation::Paper => {
+                let mut h = h;
+                for _ in 0..k {
+                    h = &h * (1.0 - pi) + normalized_adjacency(g, &h) * pi;
+                }
+                h + &self.bias
+            }
+        }
+    }
+}
+
+/// Node features: a sparse (COO) or dense `N × F` matrix on the device.
+pub struct Features {
+    pub matrix: Tensor,
+    pub sparse: bool,
+}
+
+impl Features {
+    /// `X · diag(mask) · W` — a feature-column mask applied to the weight rows, so the
+    /// (sparse) feature matrix is never copied.
+    pub fn masked_matmul(&self, weight: &Tensor, column_mask: Option<&Tensor>) -> Tensor {
+        let w = match column_mask {
+            Some(m) => weight * m.unsqueeze(1),
+            None => weight.shallow_clone(),
+        };
+        self.matrix.mm(&w)
+    }
+}
+
+/// Two layers, activation after the first.
+pub struct GcnEncoder {
+    pub layers: Vec<GcnLayer>,
+    pub activation: Activation,
+    pub propagation: Propagation,
+    pub pi: f64,
+}
+
+impl GcnEncoder {
+    pub fn new(p: &nn::Path, input: i64, hidden: i64, activation: &str, propagation: Propagation, pi: f64) -> GcnEncoder {
+        GcnEncoder {
+            layers: vec![GcnLayer::new(&(p / "conv0"), input, hidden), GcnLayer::new(&(p / "conv1"), hidden, hidden)],
+            activation: Activation::new(p, activation, propagation),
+            propagation,
+            pi,
+        }
+    }
+
+    /// Node embeddings of the view (`g`'s edges, `column_mask` over features) with
+    /// `schedule[i]` propagations in layer i.
+    pub fn forward(&self, x: &Features, column_mask: Option<&Tensor>, g: &GraphTensors, schedule: &[usize], train: bool) -> Tensor {
+        let l0 = &self.layers[0];
+        let h = x.masked_matmul(&l0.weight, column_mask);
+        let h = l0.propagate(g, h, schedule[0], self.propagation, self.pi);
+        let h = self.activation.apply(&h, train);
+        let l1 = &self.layers[1];
+        l1.propagate(g, h.matmul(&l1.weight), schedule[1], self.propagation, self.pi)
+    }
+}
+
+/// The node-level projection head (Linear → ELU → Linear), used by preset `paper`.
+pub struct NodeProjector {
+    pub fc1: nn::Linear,
+    pub fc2: nn::Linear,
+}
+
+impl NodeProjector {
+    pub fn new(p: &nn::Path, hidden: i64, proj_hidden: i64) -> NodeProjector {
+        NodeProjector {
+            fc1: nn::linear(p / "fc1", hidden, proj_hidden, Default::default()),
+            fc2: nn::linear(p / "fc2", proj_hidden, hidden, Default::default()),
+        }
+    }
+
+    pub fn forward(&self, z: &Tensor) -> Tensor {
+        use tch::nn::Module;
+        self.fc2.forward(&self.fc1.forward(z).elu())
+    }
+}
+
+/// A sparse COO tensor from CSR parts (row-major `rows × cols`).
+pub fn sparse_from_csr(rows: usize, cols: usize, indptr: &[usize], indices: &[u32], data: &[f32], device: tch::Device) -> Tensor {
+    let mut r = Vec::with_capacity(indices.len());
+    for i in 0..rows {
+        r.extend(std::iter::repeat_n(i as i64, indptr[i + 1] - indptr[i]));
+    }
+    let c: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
+    let idx = Tensor::stack(&[Tensor::from_slice(&r), Tensor::from_slice(&c)], 0);
+    Tensor::sparse_coo_tensor_indices_size(&idx, &Tensor::from_slice(data), [rows as i64, cols as i64], (Kind::Float, tch::Device::Cpu), true)
+        .to_device(device)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Batch, GraphView};
+    use tch::Device;
+
+    /// The 4-node graph 0-1, 1-2, 2-0, 2-3.
+    fn toy() -> GraphTensors {
+        let v = GraphView { num_nodes: 4, edges: vec![(0, 1), (1, 2), (0, 2), (2, 3)], x: vec![0.0; 4] };
+        Batch::collate([&v], 1).to_tensors(Device::Cpu)
+    }
+
+    /// Â of the toy graph, by hand: d̃ = [3, 3, 4, 2].
+    fn a_hat() -> Vec<Vec<f64>> {
+        let d = [3f64, 3., 4., 2.];
+        let adj = [[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 0, 1, 1]];
+        (0..4).map(|i| (0..4).map(|j| adj[i][j] as f64 / (d[i] * d[j]).sqrt()).collect()).collect()
+    }
+
+    fn matvec(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+        m.iter().map(|r| r.iter().zip(v).map(|(a, b)| a * b).sum()).collect()
+    }
+
+    fn layer(bias: f64) -> GcnLayer {
+        GcnLayer { weight: Tensor::ones([1, 1], (Kind::Double, Device::Cpu)), bias: Tensor::from_slice(&[bias]) }
+    }
+
+    fn run(k: usize, prop: Propagation, bias: f64, h: &[f64]) -> Vec<f64> {
+        let h = Tensor::from_slice(h).view([4, 1]);
+        Vec::<f64>::try_from(layer(bias).propagate(&toy(), h, k, prop, 0.5).flatten(0, -1)).unwrap()
+    }
+
+    #[test]
+    fn code_preset_k0_is_one_gcn_hop_with_bias() {
+        let h = [1.0, 2.0, 3.0, 4.0];
+        let want: Vec<f64> = matvec(&a_hat(), &h).iter().map(|v| v + 0.7).collect();
+        let got = run(0, Propagation::Code, 0.7, &h);
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-6, "{got:?} {want:?}");
+        }
+    }
+
+    #[test]
+    fn code_preset_re_adds_the_bias_each_step() {
+        let h0 = [1.0, -2.0, 0.5, 4.0];
+        let mut h = h0.to_vec();
+        for _ in 0..3 {
+            let ah = matvec(&a_hat(), &h);
+            h = h.iter().zip(&ah).map(|(x, a)| 0.5 * x + 0.5 * (a + 0.3)).collect();
+        }
+        let got = run(3, Propagation::Code, 0.3, &h0);
+        for (a, b) in got.iter().zip(&h) {
+            assert!((a - b).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn paper_preset_is_f_to_the_k_plus_bias_once() {
+        let h0 = [1.0, -2.0, 0.5, 4.0];
+        let mut h = h0.to_vec();
+        for _ in 0..2 {
+            let ah = matvec(&a_hat(), &h);
+            h = h.iter().zip(&ah).map(|(x, a)| 0.5 * x + 0.5 * a).collect();
+        }
+        let got = run(2, Propagation::Paper, 0.3, &h0);
+        for (a, b) in got.iter().zip(&h) {
+            assert!((a - (b + 0.3)).abs() < 1e-6);
+        }
+        // K = 0 under the paper's reading is no propagation at all
+        let got = run(0, Propagation::Paper, 0.0, &h0);
+        assert_eq!(got, h0.to_vec());
+    }
+
+    #[test]
+    fn sparse_features_and_masks() {
+        let x = sparse_from_csr(2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0, 2.0, 3.0], Device::Cpu);
+        let f = Features { matrix: x, sparse: true };
+        let w = Tensor::from_slice(&[1.0f32, 10.0, 100.0]).view([3, 1]);
+        let full: Vec<f32> = Vec::try_from(f.masked_matmul(&w, None).flatten(0, -1)).unwrap();
+        assert_eq!(full, vec![201.0, 30.0]);
+        let m = Tensor::from_slice(&[1.0f32, 1.0, 0.0]);
+        let masked: Vec<f32> = Vec::try_from(f.masked_matmul(&w, Some(&m)).flatten(0, -1)).unwrap();
+        assert_eq!(masked, vec![1.0, 30.0]);
+    }
+
+    #[test]
+    fn activations() {
+        let x = Tensor::from_slice(&[-1.0f32, 2.0]);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let fixed: Vec<f32> = Vec::try_from(Activation::new(&vs.root(), "rrelu", Propagation::Code).apply(&x, true)).unwrap();
+        assert!((fixed[0] + 0.2291667).abs() < 1e-6 && fixed[1] == 2.0);
+        let p: Vec<f32> = Vec::try_from(Activation::new(&vs.root(), "prelu", Propagation::Code).apply(&x, true)).unwrap();
+        assert_eq!(p, vec![-0.25, 2.0]);
+    }
+}
