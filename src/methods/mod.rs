@@ -13,7 +13,7 @@ use crate::rng::{self, streams};
 
 pub mod adgcl;
 pub mod graphcl;
-pub mod node;
+// pub mod node;
 pub mod simgrace;
 
 /// A graph-classification dataset ready for training: one view per graph (features
@@ -139,7 +139,9 @@ pub fn embed_in_chunks(
         }
         Ok(())
     })?;
-    let all = Tensor::cat(&parts, 0).to_kind(tch::Kind::Float).contiguous();
+    let all = Tensor::cat(&parts, 0)
+        .to_kind(tch::Kind::Float)
+        .contiguous();
     let d = all.size().get(1).copied().unwrap_or(0) as usize;
     let v = Vec::<f32>::try_from(all.flatten(0, -1))?;
     if let Some(i) = v.iter().position(|x| !x.is_finite()) {
@@ -154,7 +156,11 @@ pub fn embed_in_chunks(
 /// Adam as the references configure it (β = (0.9, 0.999), ε = 1e-8, L2 weight decay).
 pub fn adam(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<nn::Optimizer> {
     use tch::nn::OptimizerConfig;
-    Ok(nn::Adam { wd: weight_decay, ..Default::default() }.build(vs, lr)?)
+    Ok(nn::Adam {
+        wd: weight_decay,
+        ..Default::default()
+    }
+    .build(vs, lr)?)
 }
 
 /// Trainable variables of `vs` whose names start with `prefix`, sorted by name (so that
@@ -184,10 +190,18 @@ pub(crate) mod tests {
             if label == 1 {
                 edges.push((0, len as u32 - 1));
             }
-            views.push(GraphView { num_nodes: len, edges, x: vec![1.0; len] });
+            views.push(GraphView {
+                num_nodes: len,
+                edges,
+                x: vec![1.0; len],
+            });
             labels.push(label);
         }
-        GraphData { views, labels, dim: 1 }
+        GraphData {
+            views,
+            labels,
+            dim: 1,
+        }
     }
 
     #[test]
@@ -196,9 +210,16 @@ pub(crate) mod tests {
         let mut all: Vec<usize> = b.concat();
         all.sort_unstable();
         assert_eq!(all, (0..300).collect::<Vec<_>>());
-        assert_eq!(b.iter().map(|c| c.len()).collect::<Vec<_>>(), vec![128, 128, 44]);
+        assert_eq!(
+            b.iter().map(|c| c.len()).collect::<Vec<_>>(),
+            vec![128, 128, 44]
+        );
         assert_ne!(b, epoch_batches(300, 128, 1, 1));
-        assert_eq!(epoch_batches(129, 128, 1, 0).len(), 1, "a last batch of one is dropped");
+        assert_eq!(
+            epoch_batches(129, 128, 1, 0).len(),
+            1,
+            "a last batch of one is dropped"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+use crate::rng::{self, streams};
 
 /// An encoder and its projection head in one variable store.
 pub struct Tower {
@@ -37,7 +38,11 @@ impl Tower {
         );
         let e = encoder.embedding_dim();
         let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
-        Tower { vs, encoder, projector }
+        Tower {
+            vs,
+            encoder,
+            projector,
+        }
     }
 }
 
@@ -57,15 +62,19 @@ pub struct SimGrace {
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
     eta: f64,
+    seed: u64,
 }
 
-/// Writes `P + eta · ε · std(P)` (ε ~ N(0, 1) elementwise) into `out`; `std` is the
-/// sample standard deviation of all entries of P (0 for a tensor of one entry).
-pub fn perturb_into(p: &Tensor, out: &mut Tensor, eta: f64) {
-    let std = if p.numel() > 1 { p.std(true).double_value(&[]) } else { 0.0 };
+/// Writes `P + eta · ε · std(P)` into `out`, with `ε` the standard normal draws `noise`;
+/// `std` is the sample standard deviation of all entries of P (0 for a tensor of one entry).
+pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
+    let std = if p.numel() > 1 {
+        p.std(true).double_value(&[])
+    } else {
+        0.0
+    };
     let std = if std.is_finite() { std } else { 0.0 };
-    let noise = p.randn_like() * (eta * std);
-    out.copy_(&(p + noise));
+    out.copy_(&(p + noise * (eta * std)));
 }
 
 impl SimGrace {
@@ -80,20 +89,46 @@ impl SimGrace {
                 .ok_or_else(|| Error::Numeric(format!("perturbed copy lacks parameter {name}")))?
                 .shallow_clone();
             let perturb = name.starts_with("encoder");
-            twins.push(Twin { name, main, vice, perturb });
+            twins.push(Twin {
+                name,
+                main,
+                vice,
+                perturb,
+            });
         }
         let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
         let eta = cfg.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
-        let sampler = ma::sampler(&cfg.ma, cfg.layers, model.encoder.plain_schedule(), cfg.seed);
-        Ok(SimGrace { model, vice, twins, opt, loss: InfoNce::new(cfg.loss.clone(), 0), sampler, eta })
+        let sampler = ma::sampler(
+            &cfg.ma,
+            cfg.layers,
+            model.encoder.plain_schedule(),
+            cfg.seed,
+        );
+        Ok(SimGrace {
+            model,
+            vice,
+            twins,
+            opt,
+            loss: InfoNce::new(cfg.loss.clone(), 0),
+            sampler,
+            eta,
+            seed: cfg.seed,
+        })
     }
 
-    /// Refreshes the perturbed copy from the current weights.
-    pub fn perturb(&mut self) {
+    /// Refreshes the perturbed copy from the current weights; the noise of step `step`
+    /// comes from the stream `(seed, PERTURB, step, parameter index)`.
+    pub fn perturb(&mut self, step: u64) {
         tch::no_grad(|| {
-            for t in &mut self.twins {
+            for (i, t) in self.twins.iter_mut().enumerate() {
                 if t.perturb {
-                    perturb_into(&t.main, &mut t.vice, self.eta);
+                    let noise = rng::normal_tensor(
+                        self.seed,
+                        &[streams::PERTURB, step, i as u64],
+                        &t.main.size(),
+                        t.main.device(),
+                    );
+                    perturb_into(&t.main, &noise, &mut t.vice, self.eta);
                 } else {
                     t.vice.copy_(&t.main);
                 }
@@ -103,12 +138,18 @@ impl SimGrace {
 
     /// Names of the perturbed parameters (the encoder's) and of the copied ones.
     pub fn parameter_roles(&self) -> Vec<(String, bool)> {
-        self.twins.iter().map(|t| (t.name.clone(), t.perturb)).collect()
+        self.twins
+            .iter()
+            .map(|t| (t.name.clone(), t.perturb))
+            .collect()
     }
 
     /// The perturbed copy's variables (for tests and inspection).
     pub fn vice_vars(&self) -> Vec<(String, Tensor)> {
-        self.twins.iter().map(|t| (t.name.clone(), t.vice.shallow_clone())).collect()
+        self.twins
+            .iter()
+            .map(|t| (t.name.clone(), t.vice.shallow_clone()))
+            .collect()
     }
 }
 
@@ -117,10 +158,15 @@ impl GraphMethod for SimGrace {
         let device = self.model.vs.device();
         let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
         let (k_clean, k_perturbed) = self.sampler.sample(step);
-        self.perturb();
-        let clean = self.model.projector.forward(&self.model.encoder.forward(&g, &k_clean, true).graph);
+        self.perturb(step);
+        let clean = self
+            .model
+            .projector
+            .forward(&self.model.encoder.forward(&g, &k_clean, true).graph);
         let perturbed = tch::no_grad(|| {
-            self.vice.projector.forward(&self.vice.encoder.forward(&g, &k_perturbed, true).graph)
+            self.vice
+                .projector
+                .forward(&self.vice.encoder.forward(&g, &k_perturbed, true).graph)
         });
         let loss = self.loss.loss(&perturbed, &clean);
         self.opt.zero_grad();
@@ -132,7 +178,9 @@ impl GraphMethod for SimGrace {
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         let enc = &self.model.encoder;
         let plain = enc.plain_schedule();
-        embed_in_chunks(data, self.model.vs.device(), |g| enc.forward(g, &plain, false).graph)
+        embed_in_chunks(data, self.model.vs.device(), |g| {
+            enc.forward(g, &plain, false).graph
+        })
     }
 }
 
@@ -144,48 +192,78 @@ mod tests {
     use tch::Kind;
 
     fn config(eta: f64) -> RunConfig {
-        let mut spec = RunSpec { method: Some(MethodName::Simgrace), dataset: "toy".into(), seed: 1, ..Default::default() };
-        spec.overrides = serde_json::from_value(serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64})).unwrap();
+        let mut spec = RunSpec {
+            method: Some(MethodName::Simgrace),
+            dataset: "toy".into(),
+            seed: 1,
+            ..Default::default()
+        };
+        spec.overrides =
+            serde_json::from_value(serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64}))
+                .unwrap();
         RunConfig::resolve(&spec).unwrap()
     }
 
     #[test]
     fn noise_std_matches_eta_times_weight_std_and_projector_is_untouched() {
+        let _g = rng::torch_lock();
         tch::manual_seed(0);
         let mut m = SimGrace::new(&config(2.0), 3, Device::Cpu).unwrap();
-        m.perturb();
+        m.perturb(0);
         let main: std::collections::HashMap<_, _> = m.model.vs.variables();
         for (name, vice) in m.vice_vars() {
             let p = &main[&name];
             let diff = &vice - p;
             if name.starts_with("projector") {
-                assert_eq!(diff.abs().max().double_value(&[]), 0.0, "{name} copied unperturbed");
+                assert_eq!(
+                    diff.abs().max().double_value(&[]),
+                    0.0,
+                    "{name} copied unperturbed"
+                );
             } else if p.numel() >= 1000 {
                 let want = 2.0 * p.std(true).double_value(&[]);
                 let got = diff.std(true).double_value(&[]);
-                assert!((got / want - 1.0).abs() < 0.1, "{name}: noise std {got} vs {want}");
+                assert!(
+                    (got / want - 1.0).abs() < 0.1,
+                    "{name}: noise std {got} vs {want}"
+                );
                 assert!(diff.mean(Kind::Float).double_value(&[]).abs() < 0.1 * want);
             }
         }
-        assert!(m.parameter_roles().iter().any(|(n, p)| *p && n.contains("encoder")));
+        assert!(m
+            .parameter_roles()
+            .iter()
+            .any(|(n, p)| *p && n.contains("encoder")));
     }
 
     #[test]
     fn no_gradient_reaches_the_model_through_the_perturbed_branch() {
+        let _g = rng::torch_lock();
         tch::manual_seed(0);
         let data = toy_data(8);
         let mut m = SimGrace::new(&config(1.0), 1, Device::Cpu).unwrap();
-        m.perturb();
+        m.perturb(0);
         let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
         let plain = m.model.encoder.plain_schedule();
-        let z = tch::no_grad(|| m.vice.projector.forward(&m.vice.encoder.forward(&g, &plain, true).graph));
+        let z = tch::no_grad(|| {
+            m.vice
+                .projector
+                .forward(&m.vice.encoder.forward(&g, &plain, true).graph)
+        });
         assert!(!z.requires_grad(), "the perturbed branch carries no graph");
-        let vice_grad_free = m.vice_vars().iter().all(|(_, t)| !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0);
-        let clean = m.model.projector.forward(&m.model.encoder.forward(&g, &plain, true).graph);
+        let vice_grad_free = m.vice_vars().iter().all(|(_, t)| {
+            !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0
+        });
+        let clean = m
+            .model
+            .projector
+            .forward(&m.model.encoder.forward(&g, &plain, true).graph);
         m.loss.loss(&z, &clean).backward();
         assert!(vice_grad_free);
         for (_, t) in m.vice_vars() {
-            assert!(!t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0);
+            assert!(
+                !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0
+            );
         }
     }
 }

@@ -74,13 +74,24 @@ impl GcnLayer {
     pub fn new(p: &nn::Path, input: i64, output: i64) -> GcnLayer {
         let a = (6.0 / (input + output) as f64).sqrt();
         GcnLayer {
-            weight: p.var("weight", &[input, output], nn::Init::Uniform { lo: -a, up: a }),
+            weight: p.var(
+                "weight",
+                &[input, output],
+                nn::Init::Uniform { lo: -a, up: a },
+            ),
             bias: p.var("bias", &[output], nn::Init::Const(0.0)),
         }
     }
 
     /// Propagates `h` (= X W already computed) `k` times and adds the bias.
-    pub fn propagate(&self, g: &GraphTensors, h: Tensor, k: usize, prop: Propagation, pi: f64) -> Tensor {
+    pub fn propagate(
+        &self,
+        g: &GraphTensors,
+        h: Tensor,
+        k: usize,
+        prop: Propagation,
+        pi: f64,
+    ) -> Tensor {
         match prop {
             Propagation::Code => {
                 if k == 0 {
@@ -130,9 +141,19 @@ pub struct GcnEncoder {
 }
 
 impl GcnEncoder {
-    pub fn new(p: &nn::Path, input: i64, hidden: i64, activation: &str, propagation: Propagation, pi: f64) -> GcnEncoder {
+    pub fn new(
+        p: &nn::Path,
+        input: i64,
+        hidden: i64,
+        activation: &str,
+        propagation: Propagation,
+        pi: f64,
+    ) -> GcnEncoder {
         GcnEncoder {
-            layers: vec![GcnLayer::new(&(p / "conv0"), input, hidden), GcnLayer::new(&(p / "conv1"), hidden, hidden)],
+            layers: vec![
+                GcnLayer::new(&(p / "conv0"), input, hidden),
+                GcnLayer::new(&(p / "conv1"), hidden, hidden),
+            ],
             activation: Activation::new(p, activation, propagation),
             propagation,
             pi,
@@ -141,13 +162,26 @@ impl GcnEncoder {
 
     /// Node embeddings of the view (`g`'s edges, `column_mask` over features) with
     /// `schedule[i]` propagations in layer i.
-    pub fn forward(&self, x: &Features, column_mask: Option<&Tensor>, g: &GraphTensors, schedule: &[usize], train: bool) -> Tensor {
+    pub fn forward(
+        &self,
+        x: &Features,
+        column_mask: Option<&Tensor>,
+        g: &GraphTensors,
+        schedule: &[usize],
+        train: bool,
+    ) -> Tensor {
         let l0 = &self.layers[0];
         let h = x.masked_matmul(&l0.weight, column_mask);
         let h = l0.propagate(g, h, schedule[0], self.propagation, self.pi);
         let h = self.activation.apply(&h, train);
         let l1 = &self.layers[1];
-        l1.propagate(g, h.matmul(&l1.weight), schedule[1], self.propagation, self.pi)
+        l1.propagate(
+            g,
+            h.matmul(&l1.weight),
+            schedule[1],
+            self.propagation,
+            self.pi,
+        )
     }
 }
 
@@ -172,15 +206,28 @@ impl NodeProjector {
 }
 
 /// A sparse COO tensor from CSR parts (row-major `rows × cols`).
-pub fn sparse_from_csr(rows: usize, cols: usize, indptr: &[usize], indices: &[u32], data: &[f32], device: tch::Device) -> Tensor {
+pub fn sparse_from_csr(
+    rows: usize,
+    cols: usize,
+    indptr: &[usize],
+    indices: &[u32],
+    data: &[f32],
+    device: tch::Device,
+) -> Tensor {
     let mut r = Vec::with_capacity(indices.len());
     for i in 0..rows {
         r.extend(std::iter::repeat_n(i as i64, indptr[i + 1] - indptr[i]));
     }
     let c: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
     let idx = Tensor::stack(&[Tensor::from_slice(&r), Tensor::from_slice(&c)], 0);
-    Tensor::sparse_coo_tensor_indices_size(&idx, &Tensor::from_slice(data), [rows as i64, cols as i64], (Kind::Float, tch::Device::Cpu), true)
-        .to_device(device)
+    Tensor::sparse_coo_tensor_indices_size(
+        &idx,
+        &Tensor::from_slice(data),
+        [rows as i64, cols as i64],
+        (Kind::Float, tch::Device::Cpu),
+        true,
+    )
+    .to_device(device)
 }
 
 #[cfg(test)]
@@ -191,7 +238,11 @@ mod tests {
 
     /// The 4-node graph 0-1, 1-2, 2-0, 2-3.
     fn toy() -> GraphTensors {
-        let v = GraphView { num_nodes: 4, edges: vec![(0, 1), (1, 2), (0, 2), (2, 3)], x: vec![0.0; 4] };
+        let v = GraphView {
+            num_nodes: 4,
+            edges: vec![(0, 1), (1, 2), (0, 2), (2, 3)],
+            x: vec![0.0; 4],
+        };
         Batch::collate([&v], 1).to_tensors(Device::Cpu)
     }
 
@@ -199,20 +250,36 @@ mod tests {
     fn a_hat() -> Vec<Vec<f64>> {
         let d = [3f64, 3., 4., 2.];
         let adj = [[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 0, 1, 1]];
-        (0..4).map(|i| (0..4).map(|j| adj[i][j] as f64 / (d[i] * d[j]).sqrt()).collect()).collect()
+        (0..4)
+            .map(|i| {
+                (0..4)
+                    .map(|j| adj[i][j] as f64 / (d[i] * d[j]).sqrt())
+                    .collect()
+            })
+            .collect()
     }
 
     fn matvec(m: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
-        m.iter().map(|r| r.iter().zip(v).map(|(a, b)| a * b).sum()).collect()
+        m.iter()
+            .map(|r| r.iter().zip(v).map(|(a, b)| a * b).sum())
+            .collect()
     }
 
     fn layer(bias: f64) -> GcnLayer {
-        GcnLayer { weight: Tensor::ones([1, 1], (Kind::Double, Device::Cpu)), bias: Tensor::from_slice(&[bias]) }
+        GcnLayer {
+            weight: Tensor::ones([1, 1], (Kind::Double, Device::Cpu)),
+            bias: Tensor::from_slice(&[bias]),
+        }
     }
 
     fn run(k: usize, prop: Propagation, bias: f64, h: &[f64]) -> Vec<f64> {
         let h = Tensor::from_slice(h).view([4, 1]);
-        Vec::<f64>::try_from(layer(bias).propagate(&toy(), h, k, prop, 0.5).flatten(0, -1)).unwrap()
+        Vec::<f64>::try_from(
+            layer(bias)
+                .propagate(&toy(), h, k, prop, 0.5)
+                .flatten(0, -1),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -231,7 +298,11 @@ mod tests {
         let mut h = h0.to_vec();
         for _ in 0..3 {
             let ah = matvec(&a_hat(), &h);
-            h = h.iter().zip(&ah).map(|(x, a)| 0.5 * x + 0.5 * (a + 0.3)).collect();
+            h = h
+                .iter()
+                .zip(&ah)
+                .map(|(x, a)| 0.5 * x + 0.5 * (a + 0.3))
+                .collect();
         }
         let got = run(3, Propagation::Code, 0.3, &h0);
         for (a, b) in got.iter().zip(&h) {
@@ -259,7 +330,10 @@ mod tests {
     #[test]
     fn sparse_features_and_masks() {
         let x = sparse_from_csr(2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0, 2.0, 3.0], Device::Cpu);
-        let f = Features { matrix: x, sparse: true };
+        let f = Features {
+            matrix: x,
+            sparse: true,
+        };
         let w = Tensor::from_slice(&[1.0f32, 10.0, 100.0]).view([3, 1]);
         let full: Vec<f32> = Vec::try_from(f.masked_matmul(&w, None).flatten(0, -1)).unwrap();
         assert_eq!(full, vec![201.0, 30.0]);
@@ -272,9 +346,13 @@ mod tests {
     fn activations() {
         let x = Tensor::from_slice(&[-1.0f32, 2.0]);
         let vs = nn::VarStore::new(Device::Cpu);
-        let fixed: Vec<f32> = Vec::try_from(Activation::new(&vs.root(), "rrelu", Propagation::Code).apply(&x, true)).unwrap();
+        let fixed: Vec<f32> =
+            Vec::try_from(Activation::new(&vs.root(), "rrelu", Propagation::Code).apply(&x, true))
+                .unwrap();
         assert!((fixed[0] + 0.2291667).abs() < 1e-6 && fixed[1] == 2.0);
-        let p: Vec<f32> = Vec::try_from(Activation::new(&vs.root(), "prelu", Propagation::Code).apply(&x, true)).unwrap();
+        let p: Vec<f32> =
+            Vec::try_from(Activation::new(&vs.root(), "prelu", Propagation::Code).apply(&x, true))
+                .unwrap();
         assert_eq!(p, vec![-0.25, 2.0]);
     }
 }

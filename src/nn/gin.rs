@@ -144,6 +144,7 @@ mod tests {
 
     #[test]
     fn shapes_for_both_styles() {
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(0);
         let vs = nn::VarStore::new(Device::Cpu);
         let g = batch();
@@ -176,6 +177,7 @@ mod tests {
 
     #[test]
     fn identical_graphs_get_identical_embeddings_in_eval_mode() {
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(1);
         let vs = nn::VarStore::new(Device::Cpu);
         let g = batch();
@@ -198,6 +200,7 @@ mod tests {
 
     #[test]
     fn gradients_reach_every_parameter() {
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(2);
         let vs = nn::VarStore::new(Device::Cpu);
         let g = batch();
