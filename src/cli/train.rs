@@ -1,9 +1,317 @@
-//! `magcl train` (to be written).
+//! `magcl train`: one method, one dataset, one seed — train, evaluate, print.
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
 use clap::Args;
 
-#[derive(Args, Debug)]
-pub struct TrainArgs {}
+use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
+use crate::experiment::run as runner;
+use crate::experiment::{RunOptions, RunRecord};
 
-pub fn run(_args: TrainArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`magcl train` is not implemented yet")
+/// Train one method on one dataset with one seed, then evaluate the embeddings.
+///
+/// Graph level (TU datasets, evaluated by 10-fold cross-validated SVMs):
+///   magcl train --method graphcl --dataset MUTAG --seed 0
+///   magcl train --method graphcl --dataset MUTAG --ma --ma-mode gin-sum
+///   magcl train --method simgrace --dataset NCI1 --eta 1.0
+///   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
+///
+/// Node level (the MA-GCL base model; `--ma` turns it into MA-GCL):
+///   magcl train --method base --dataset Cora --preset code --ma
+///   magcl train --method base --dataset CiteSeer --preset paper --tricks AR
+///
+/// Every run starts from the method's preset (the reference setup), then applies the
+/// flags below, then `--set KEY=VALUE` overrides of any config field (`--print-config`
+/// shows them all). `--config FILE.json` runs a complete resolved config instead (what
+/// `magcl bench` does for each cell).
+#[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct TrainArgs {
+    /// graphcl | simgrace | adgcl (graph level) | base (node level: the MA-GCL base model).
+    #[arg(long, short = 'm')]
+    pub method: Option<String>,
+    /// Dataset name (see `magcl datasets list`), e.g. MUTAG, NCI1, Cora, synthetic.
+    #[arg(long, short = 'd')]
+    pub dataset: Option<String>,
+    /// graph | node — only checked against the method (`base` is the node-level method).
+    #[arg(long)]
+    pub task: Option<String>,
+    /// Run seed: weights, batches, augmentations, MA draws, folds and splits.
+    #[arg(long, short = 's', default_value_t = 0)]
+    pub seed: u64,
+    /// Node level: `code` (the released code) or `paper` (the paper's settings).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Turn model augmentation on (all three tricks: asymmetric, random, shuffle).
+    #[arg(long)]
+    pub ma: bool,
+    /// Only these MA tricks, e.g. `AR` or `A,S` (implies --ma); `-` for none of them.
+    #[arg(long, alias = "ablation")]
+    pub tricks: Option<String>,
+    /// How GIN layers read an MA schedule: gin+filter (default) | gin-sum | filter.
+    #[arg(long)]
+    pub ma_mode: Option<String>,
+    /// Inclusive range of propagations per layer for view 1, e.g. `0,2`.
+    #[arg(long, value_name = "LO,HI")]
+    pub ma_view1: Option<String>,
+    /// Inclusive range of propagations per layer for view 2, e.g. `0,4`.
+    #[arg(long, value_name = "LO,HI")]
+    pub ma_view2: Option<String>,
+    /// Enforce the paper's constraints ΣK ≠ ΣK′ and K_i ≠ K′_i.
+    #[arg(long)]
+    pub constraints: bool,
+    /// Augmentation (graph level): random2 | random3 | random4 | node-drop | edge-drop | mask | subgraph | subgraph-1hop | none.
+    #[arg(long)]
+    pub aug: Option<String>,
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    #[arg(long)]
+    pub lr: Option<f64>,
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    #[arg(long)]
+    pub hidden: Option<usize>,
+    #[arg(long)]
+    pub layers: Option<usize>,
+    /// SimGRACE perturbation strength.
+    #[arg(long)]
+    pub eta: Option<f64>,
+    /// svc-rbf | linear-svc | logreg (graph level).
+    #[arg(long)]
+    pub evaluator: Option<String>,
+    /// Node features (graph level): graphcl | adgcl | labels | attributes | labels+attributes | constant | degree.
+    #[arg(long)]
+    pub features: Option<String>,
+    /// Override any config field: `--set loss.temperature=0.5 --set node.edge_drop=[0.3,0.2]`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Run this complete config (JSON, `-` for stdin) instead of building one from flags.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print the resolved config and exit.
+    #[arg(long)]
+    pub print_config: bool,
+    /// auto (CUDA when available) | cpu | cuda | cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to FILE.labels.npy.
+    #[arg(long, value_name = "FILE.npy")]
+    pub save_embeddings: Option<PathBuf>,
+    /// Print one JSON object (the run record) on stdout instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `a.b.c=value` → nested JSON; the value is parsed as JSON where it can be, else a string.
+pub fn parse_set(s: &str) -> anyhow::Result<(Vec<String>, serde_json::Value)> {
+    let (k, v) = s
+        .split_once('=')
+        .with_context(|| format!("--set expects KEY=VALUE, got '{s}'"))?;
+    let path: Vec<String> = k.trim().split('.').map(str::to_string).collect();
+    if path.iter().any(|p| p.is_empty()) {
+        anyhow::bail!("--set: empty key in '{s}'");
+    }
+    let v = v.trim();
+    let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+    Ok((path, value))
+}
+
+fn insert(map: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
+    if path.len() == 1 {
+        map.insert(path[0].clone(), value);
+        return;
+    }
+    let entry = map
+        .entry(path[0].clone())
+        .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if !entry.is_object() {
+        *entry = serde_json::Value::Object(Default::default());
+    }
+    if let Some(m) = entry.as_object_mut() {
+        insert(m, &path[1..], value);
+    }
+}
+
+fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
+    let parts: Vec<&str> = s.split(|c| c == ',' || c == '-' || c == ':').map(str::trim).collect();
+    if parts.len() != 2 {
+        anyhow::bail!("{flag} expects LO,HI (inclusive), got '{s}'");
+    }
+    let lo: usize = parts[0].parse().with_context(|| format!("{flag}: '{}' is not a count", parts[0]))?;
+    let hi: usize = parts[1].parse().with_context(|| format!("{flag}: '{}' is not a count", parts[1]))?;
+    Ok(serde_json::json!([lo, hi]))
+}
+
+/// The resolved config the flags describe.
+pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
+    if let Some(path) = &a.config {
+        let text = if path.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s)?;
+            s
+        } else {
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+        };
+        let cfg: RunConfig = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a valid run config", path.display()))?;
+        cfg.validate()?;
+        return Ok(cfg);
+    }
+    let method = match &a.method {
+        Some(m) => MethodName::parse(m)?,
+        None => anyhow::bail!("--method is required (graphcl, simgrace, adgcl or base); see --help"),
+    };
+    let dataset = a.dataset.clone().context("--dataset is required; see `magcl datasets list`")?;
+    if let Some(t) = &a.task {
+        let want = match t.as_str() {
+            "graph" => crate::experiment::Task::Graph,
+            "node" => crate::experiment::Task::Node,
+            _ => anyhow::bail!("--task expects graph or node, got '{t}'"),
+        };
+        if want != method.task() {
+            anyhow::bail!("--task {t} does not match method {} (use --method base for node-level runs)", method.as_str());
+        }
+    }
+    let mut o = serde_json::Map::new();
+    let mut put = |path: &str, v: serde_json::Value| {
+        let p: Vec<String> = path.split('.').map(str::to_string).collect();
+        insert(&mut o, &p, v);
+    };
+    if a.ma || a.tricks.is_some() || a.ma_mode.is_some() {
+        put("ma.enabled", true.into());
+    }
+    if let Some(t) = &a.tricks {
+        let t = t.to_ascii_uppercase();
+        if let Some(bad) = t.chars().find(|c| !"ARS,- ".contains(*c)) {
+            anyhow::bail!("--tricks: '{bad}' is not a trick; use letters A (asymmetric), R (random), S (shuffle)");
+        }
+        put("ma.asymmetric", t.contains('A').into());
+        put("ma.random", t.contains('R').into());
+        put("ma.shuffle", t.contains('S').into());
+    }
+    if let Some(m) = &a.ma_mode {
+        put("ma.gin_mode", GinMode::parse(m)?.as_str().into());
+    }
+    if let Some(r) = &a.ma_view1 {
+        put("ma.view1", range(r, "--ma-view1")?);
+    }
+    if let Some(r) = &a.ma_view2 {
+        put("ma.view2", range(r, "--ma-view2")?);
+    }
+    if a.constraints {
+        put("ma.constraints", true.into());
+    }
+    if let Some(v) = &a.aug {
+        put("augment.name", v.clone().into());
+    }
+    if let Some(v) = a.epochs {
+        put("epochs", v.into());
+    }
+    if let Some(v) = a.lr {
+        put("lr", v.into());
+    }
+    if let Some(v) = a.batch_size {
+        put("batch_size", v.into());
+    }
+    if let Some(v) = a.hidden {
+        put("hidden", v.into());
+    }
+    if let Some(v) = a.layers {
+        put("layers", v.into());
+    }
+    if let Some(v) = a.eta {
+        put("simgrace.eta", v.into());
+    }
+    if let Some(v) = &a.evaluator {
+        put("evaluator", v.clone().into());
+    }
+    if let Some(v) = &a.features {
+        put("features", v.clone().into());
+    }
+    for s in &a.set {
+        let (path, v) = parse_set(s)?;
+        insert(&mut o, &path, v);
+    }
+    let spec = RunSpec { method: Some(method), dataset, seed: a.seed, preset: a.preset.clone(), overrides: o };
+    Ok(RunConfig::resolve(&spec)?)
+}
+
+/// Applies `--threads` to libtorch and the rayon pool (once per process).
+pub fn set_threads(threads: Option<usize>) {
+    if let Some(n) = threads.filter(|&n| n > 0) {
+        tch::set_num_threads(n as i32);
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+    }
+}
+
+pub fn run(a: TrainArgs) -> anyhow::Result<()> {
+    let cfg = build_config(&a)?;
+    if a.print_config {
+        println!("{}", serde_json::to_string_pretty(&cfg)?);
+        return Ok(());
+    }
+    set_threads(a.threads);
+    let opts = RunOptions {
+        device: a.device.clone(),
+        progress: !a.quiet && !a.json,
+        save_embeddings: a.save_embeddings.clone(),
+    };
+    let outcome = runner::run(&cfg, &opts)?;
+    let record = RunRecord::new(&cfg, outcome);
+    if a.json {
+        println!("{}", serde_json::to_string(&record)?);
+        return Ok(());
+    }
+    let o = &record.outcome;
+    let per_epoch = if o.epoch_seconds.is_empty() {
+        0.0
+    } else {
+        o.epoch_seconds.iter().sum::<f64>() / o.epoch_seconds.len() as f64
+    };
+    println!("{} · {} · MA {} · seed {} · {} · {}", cfg.dataset, cfg.method.as_str(), record.ma, cfg.seed, cfg.evaluator, o.device);
+    match o.accuracy_std_folds {
+        Some(sd) => println!("accuracy   {:.2} % (± {:.2} over {} folds)", o.accuracy, sd, o.fold_accuracies.len()),
+        None => println!("accuracy   {:.2} %", o.accuracy),
+    }
+    if let Some(v) = o.val_accuracy {
+        println!("validation {v:.2} %");
+    }
+    if let Some(e) = o.selected_epoch {
+        println!("epoch      {e} (chosen by validation accuracy)");
+    }
+    if let Some(nmi) = o.nmi {
+        println!("NMI        {nmi:.4} (k-means, median of the restarts)");
+    }
+    println!(
+        "time       train {:.2} s ({:.4} s/epoch over {} epochs), eval {:.2} s",
+        o.train_seconds, per_epoch, o.epochs, o.eval_seconds
+    );
+    println!("memory     peak RSS {:.0} MB", o.peak_rss_bytes as f64 / 1e6);
+    if let Some(p) = &a.save_embeddings {
+        println!("embeddings {} (labels: {})", p.display(), runner::labels_path(p).display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_parses_json_values_and_nested_keys() {
+        let (p, v) = parse_set("node.edge_drop=[0.3,0.2]").unwrap();
+        assert_eq!(p, vec!["node", "edge_drop"]);
+        assert_eq!(v, serde_json::json!([0.3, 0.2]));
+        let (_, v) = parse_set("augment.name=random3").unwrap();
+        assert_eq!(v, serde_json::json!("random3"));
+        assert!(parse_set("novalue").is_err());
+        assert!(parse_set("a..b=1").is_err());
+    }
 }

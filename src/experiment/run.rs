@@ -1,9 +1,21 @@
 //! Running one [`RunConfig`] end to end: load data, train, evaluate.
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::time::Instant;
 
-use super::config::RunConfig;
+use tch::Device;
+
+use super::config::{MethodName, RunConfig, Task};
+use crate::data::{self, DataConfig};
 use crate::error::{Error, Result};
+use crate::eval::{self, Evaluator};
+use crate::graph::GraphView;
+use crate::methods::adgcl::AdGcl;
+use crate::methods::graphcl::GraphCl;
+use crate::methods::node::{logreg_accuracy, random_split, NodeModel};
+use crate::methods::simgrace::SimGrace;
+use crate::methods::{train_graph_method, GraphData, GraphMethod, LoopConfig, TrainLog};
+use crate::rng;
 
 /// How to run (not part of the config: does not change the numbers).
 #[derive(Clone, Debug, Default)]
@@ -18,13 +30,16 @@ pub struct RunOptions {
 
 /// What a run produced.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
 pub struct RunOutcome {
     /// Test accuracy in percent (graph level: mean over the outer folds).
     pub accuracy: f64,
-    /// Standard deviation over the outer folds (graph level).
+    /// Sample standard deviation (ddof 1) over the outer folds (graph level).
     pub accuracy_std_folds: Option<f64>,
     pub fold_accuracies: Vec<f64>,
-    /// Clustering NMI (node level).
+    /// Validation accuracy (percent) where the protocol has one.
+    pub val_accuracy: Option<f64>,
+    /// Clustering NMI (node level; median over the k-means restarts).
     pub nmi: Option<f64>,
     /// The epoch whose embeddings were evaluated when chosen by validation (AD-GCL).
     pub selected_epoch: Option<usize>,
@@ -35,18 +50,229 @@ pub struct RunOutcome {
     pub epoch_seconds: Vec<f64>,
     /// Mean training loss of each epoch.
     pub epoch_losses: Vec<f64>,
-    /// Peak resident memory of the process so far, in bytes.
+    /// Peak resident memory of the process, in bytes.
     pub peak_rss_bytes: u64,
     /// The device that ran the training, e.g. `cpu` or `cuda:0`.
     pub device: String,
+    /// Intra-op threads libtorch used.
+    pub threads: usize,
+}
+
+/// Parses `auto` | `cpu` | `cuda` | `cuda:N`. `cuda` without a usable GPU is an error.
+pub fn resolve_device(s: &str) -> Result<Device> {
+    let s = s.trim();
+    match s {
+        "" | "auto" => Ok(Device::cuda_if_available()),
+        "cpu" => Ok(Device::Cpu),
+        _ => {
+            let idx = match s.strip_prefix("cuda") {
+                Some("") => 0,
+                Some(rest) => rest
+                    .strip_prefix(':')
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| Error::Config(format!("bad device '{s}': expected auto, cpu, cuda or cuda:N")))?,
+                None => return Err(Error::Config(format!("bad device '{s}': expected auto, cpu, cuda or cuda:N"))),
+            };
+            if !tch::Cuda::is_available() {
+                return Err(Error::Config(format!(
+                    "device '{s}' requested but CUDA is not available (no GPU, or a CPU-only libtorch)"
+                )));
+            }
+            if idx >= tch::Cuda::device_count() as usize {
+                return Err(Error::Config(format!(
+                    "device '{s}' requested but only {} CUDA device(s) exist",
+                    tch::Cuda::device_count()
+                )));
+            }
+            Ok(Device::Cuda(idx))
+        }
+    }
+}
+
+pub fn device_name(d: Device) -> String {
+    match d {
+        Device::Cpu => "cpu".into(),
+        Device::Cuda(i) => format!("cuda:{i}"),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+/// Peak resident set size of this process (VmHWM), in bytes; 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
 }
 
 /// Runs `cfg`: the single entry point used by `magcl train` and by every bench cell.
-pub fn run(cfg: &RunConfig, _opts: &RunOptions) -> Result<RunOutcome> {
-    Err(Error::Config(format!(
-        "method {} is not implemented yet",
-        cfg.method.as_str()
-    )))
+pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
+    cfg.validate()?;
+    let device = resolve_device(&opts.device)?;
+    rng::seed_torch(cfg.seed);
+    let data_cfg = DataConfig::from_env();
+    let mut out = match cfg.task {
+        Task::Graph => run_graph(cfg, opts, device, &data_cfg)?,
+        Task::Node => run_node(cfg, opts, device, &data_cfg)?,
+    };
+    out.device = device_name(device);
+    out.threads = tch::get_num_threads().max(1) as usize;
+    out.peak_rss_bytes = peak_rss_bytes();
+    Ok(out)
+}
+
+/// The dataset's graphs with the configured node features attached.
+pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
+    let ds = data::load_graph_dataset(&cfg.dataset, data_cfg)?;
+    let feats = data::features::graph_features(&ds, &cfg.features)?;
+    let labels = ds.labels();
+    let views = ds
+        .graphs
+        .into_iter()
+        .zip(feats.x)
+        .map(|(g, x)| GraphView { num_nodes: g.num_nodes, edges: g.edges, x })
+        .collect();
+    Ok(GraphData { views, labels, dim: feats.dim })
+}
+
+fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
+    cfg.evaluator.parse::<Evaluator>()
+}
+
+fn save_embeddings(path: &std::path::Path, x: &[f32], n: usize, d: usize, labels: &[u32]) -> Result<()> {
+    eval::npy::write_f32_matrix(path, x, n, d)?;
+    let lp = labels_path(path);
+    let y: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
+    eval::npy::write_i64_vector(&lp, &y)
+}
+
+/// `X.npy` → `X.labels.npy`.
+pub fn labels_path(path: &std::path::Path) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    path.with_file_name(format!("{stem}.labels.npy"))
+}
+
+fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &DataConfig) -> Result<RunOutcome> {
+    let data = graph_data(cfg, data_cfg)?;
+    let ev = evaluator(cfg)?;
+    let lc = LoopConfig { epochs: cfg.epochs, batch_size: cfg.batch_size, seed: cfg.seed, progress: opts.progress };
+    let n = data.views.len();
+    let t0 = Instant::now();
+    let mut eval_seconds = 0.0;
+    let (log, emb, d, result, selected): (TrainLog, Vec<f32>, usize, eval::CvResult, Option<usize>) = match cfg.method {
+        MethodName::Graphcl | MethodName::Simgrace => {
+            let mut m: Box<dyn GraphMethod> = if cfg.method == MethodName::Graphcl {
+                Box::new(GraphCl::new(cfg, data.dim, device)?)
+            } else {
+                Box::new(SimGrace::new(cfg, data.dim, device)?)
+            };
+            let log = train_graph_method(m.as_mut(), &data, &lc, |_, _| Ok(()))?;
+            let (emb, d) = m.embed(&data)?;
+            let te = Instant::now();
+            let r = eval::evaluate(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
+            eval_seconds += te.elapsed().as_secs_f64();
+            (log, emb, d, r, None)
+        }
+        MethodName::Adgcl => {
+            // Evaluate every `eval_interval` epochs with the validation protocol; keep the
+            // epoch with the best mean validation accuracy (first on ties).
+            let interval = cfg.adgcl.as_ref().map(|a| a.eval_interval).unwrap_or(5).max(1);
+            let mut m = AdGcl::new(cfg, data.dim, device)?;
+            let mut best: Option<(f64, usize, Vec<f32>, usize, eval::CvResult)> = None;
+            let log = train_graph_method(&mut m, &data, &lc, |epoch, m: &AdGcl| {
+                if (epoch + 1) % interval != 0 && epoch + 1 != cfg.epochs {
+                    return Ok(());
+                }
+                let te = Instant::now();
+                let (emb, d) = m.embed(&data)?;
+                let r = eval::evaluate_with_validation(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
+                eval_seconds += te.elapsed().as_secs_f64();
+                let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
+                if best.as_ref().is_none_or(|b| val > b.0) {
+                    best = Some((val, epoch + 1, emb, d, r));
+                }
+                Ok(())
+            })?;
+            let (_, epoch, emb, d, r) = best.ok_or_else(|| Error::Numeric("AD-GCL ran no evaluation".into()))?;
+            (log, emb, d, r, Some(epoch))
+        }
+        MethodName::Base => return Err(Error::Config("method base is node-level".into())),
+    };
+    let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
+    if let Some(p) = &opts.save_embeddings {
+        save_embeddings(p, &emb, n, d, &data.labels)?;
+    }
+    Ok(RunOutcome {
+        accuracy: result.accuracy,
+        accuracy_std_folds: Some(result.std),
+        fold_accuracies: result.fold_accuracies,
+        val_accuracy: result.val_accuracy,
+        nmi: None,
+        selected_epoch: selected,
+        epochs: cfg.epochs,
+        train_seconds,
+        eval_seconds,
+        epoch_seconds: log.epoch_seconds,
+        epoch_losses: log.epoch_losses,
+        ..Default::default()
+    })
+}
+
+fn run_node(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &DataConfig) -> Result<RunOutcome> {
+    let ds = data::load_node_dataset(&cfg.dataset, data_cfg)?;
+    let node = cfg.node.clone().ok_or_else(|| Error::Config("node settings missing".into()))?;
+    let split = match node.split.as_str() {
+        "public" => ds.public_split.clone().ok_or_else(|| {
+            Error::Config(format!(
+                "{} has no public split; use node.split = \"random\" (e.g. --set node.split=random)",
+                ds.name
+            ))
+        })?,
+        _ => random_split(ds.num_nodes, cfg.seed),
+    };
+    let t0 = Instant::now();
+    let mut model = NodeModel::new(cfg, &ds, device)?;
+    let log = model.train(cfg.epochs, opts.progress)?;
+    let z = model.embed();
+    let train_seconds = t0.elapsed().as_secs_f64();
+    let te = Instant::now();
+    let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
+    let zc = z.to_device(Device::Cpu).to_kind(tch::Kind::Float).contiguous();
+    let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
+    let x = Vec::<f32>::try_from(zc.flatten(0, -1))?;
+    let mut nmis = eval::cluster::kmeans_nmi(&x, n, d, &ds.labels, ds.num_classes, node.kmeans_restarts.max(1), cfg.seed)?;
+    nmis.sort_by(|a, b| a.total_cmp(b));
+    let nmi = median(&nmis);
+    let eval_seconds = te.elapsed().as_secs_f64();
+    if let Some(p) = &opts.save_embeddings {
+        save_embeddings(p, &x, n, d, &ds.labels)?;
+    }
+    Ok(RunOutcome {
+        accuracy,
+        val_accuracy: Some(val),
+        nmi: Some(nmi),
+        epochs: cfg.epochs,
+        train_seconds,
+        eval_seconds,
+        epoch_seconds: log.epoch_seconds,
+        epoch_losses: log.epoch_losses,
+        ..Default::default()
+    })
+}
+
+/// Median of sorted values.
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+    }
 }
 
 /// One finished run as `magcl train --json` prints it and as a bench row stores it.
