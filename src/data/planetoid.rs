@@ -118,14 +118,45 @@ fn dtype_descr(pk: &Pickle, v: &Value) -> std::result::Result<String, String> {
     Ok(format!("{endian}{ty}"))
 }
 
-/// Interprets a pickled numpy array (`numpy.core.multiarray._reconstruct` + `BUILD`).
+/// Integer sizes of a shape tuple.
+fn shape_of(pk: &Pickle, v: &Value) -> std::result::Result<Vec<usize>, String> {
+    pk.seq(v)
+        .ok_or("numpy array shape is not a tuple")?
+        .iter()
+        .map(|d| int_of(d).and_then(|d| usize::try_from(d).ok()))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| "numpy array shape holds a non-integer".to_string())
+}
+
+/// Interprets a pickled numpy array: `numpy.core.multiarray._reconstruct` + `BUILD`
+/// (protocols 0–4), or `numpy._core.numeric._frombuffer(buffer, dtype, shape, order)`
+/// (protocol 5).
 pub fn ndarray(pk: &Pickle, v: &Value) -> std::result::Result<NdArray, String> {
     let Some(Obj::Object {
-        callable, state, ..
+        callable,
+        args,
+        state,
+        ..
     }) = pk.obj(v)
     else {
         return Err("expected a numpy array".into());
     };
+    if pk
+        .class_name(callable)
+        .is_some_and(|c| c.ends_with("._frombuffer"))
+    {
+        let [buf, dtype, shape, order] = &args[..] else {
+            return Err("numpy _frombuffer call without (buffer, dtype, shape, order)".into());
+        };
+        let data = raw_bytes(pk, buf).ok_or("numpy array data is not a byte string")?;
+        let fortran = pk.text(order) == Some("F");
+        return super::array::decode(
+            &dtype_descr(pk, dtype)?,
+            &shape_of(pk, shape)?,
+            fortran,
+            &data,
+        );
+    }
     if !pk
         .class_name(callable)
         .is_some_and(|c| c.ends_with("._reconstruct"))
@@ -146,13 +177,7 @@ pub fn ndarray(pk: &Pickle, v: &Value) -> std::result::Result<NdArray, String> {
         4 => state,
         n => return Err(format!("numpy array state has {n} fields; expected 4 or 5")),
     };
-    let shape = pk
-        .seq(&s[0])
-        .ok_or("numpy array shape is not a tuple")?
-        .iter()
-        .map(|d| int_of(d).and_then(|d| usize::try_from(d).ok()))
-        .collect::<Option<Vec<usize>>>()
-        .ok_or("numpy array shape holds a non-integer")?;
+    let shape = shape_of(pk, &s[0])?;
     let descr = dtype_descr(pk, &s[1])?;
     let fortran = int_of(&s[2]).ok_or("numpy array order flag is not a bool")? != 0;
     let data = raw_bytes(pk, &s[3]).ok_or("numpy array data is not a byte string")?;
