@@ -195,11 +195,12 @@ def npz_fixtures():
     full = open(os.path.join(base, "tiny_compressed.npz"), "rb").read()
     with open(os.path.join(base, "bad_truncated.npz"), "wb") as f:
         f.write(full[: len(full) * 2 // 3])
-    # Flip bytes inside the first entry's compressed data (past its 30-byte local header
-    # and name): the archive still opens, reading that entry fails.
+    # Flip bytes inside the first entry's compressed data (past its 30-byte local header,
+    # name and extra field): the archive still opens, reading that entry fails.
     corrupt = bytearray(full)
     name_len = int.from_bytes(full[26:28], "little")
-    start = 30 + name_len + 4
+    extra_len = int.from_bytes(full[28:30], "little")
+    start = 30 + name_len + extra_len + 2
     for i in range(start, start + 8):
         corrupt[i] ^= 0x5A
     with open(os.path.join(base, "bad_corrupt.npz"), "wb") as f:
