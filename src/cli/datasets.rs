@@ -1,9 +1,287 @@
-//! `magcl datasets` (to be written).
-use clap::Args;
+//! `magcl datasets`: list, fetch and describe datasets.
+use crate::data::registry::{self, DatasetKind};
+use crate::data::source::{self, DataConfig};
+use crate::data::stats::{graph_stats, node_stats, GraphStats, NodeStats};
+use crate::data::{load_graph_dataset, load_node_dataset};
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+/// List, fetch and describe datasets.
+///
+/// Datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets). A dataset that is not
+/// cached is fetched on first use: from $MAGCL_DATA_MIRROR if set (a local folder or an
+/// http(s) base URL laid out as tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz),
+/// otherwise, or when the mirror lacks it, from the canonical public URLs. Files with a
+/// known sha256 are verified, every dataset is parsed before it enters the cache, and a
+/// failed fetch leaves nothing behind.
+///
+/// Names are case-insensitive. Graph-classification sets: MUTAG, NCI1, NCI109, PROTEINS,
+/// DD, PTC_MR, IMDB-BINARY, IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K and the
+/// embedded `synthetic` (BA-2Motifs style; `synthetic:GRAPHS[:SEED]`). Node-classification
+/// sets: Cora, CiteSeer, PubMed, Amazon-Computers, Amazon-Photo, Coauthor-CS. Any folder
+/// of TU-format files can be named as `tu:PATH/NAME` (files NAME_A.txt, ...).
+///
+/// Examples:
+///   magcl datasets list
+///   magcl datasets fetch MUTAG PROTEINS Cora
+///   magcl datasets info NCI1
+///   magcl datasets info CiteSeer --json
+///   MAGCL_DATA_MIRROR=../shared/datasets magcl datasets fetch IMDB-BINARY
+#[derive(Args, Debug)]
+#[command(verbatim_doc_comment)]
+pub struct DatasetsArgs {
+    #[command(subcommand)]
+    pub command: DatasetsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DatasetsCommand {
+    /// Show every known dataset: its kind, whether it is cached, and its size on disk.
+    List(ListArgs),
+    /// Download (or copy from the mirror) datasets into the cache, verified.
+    ///
+    /// Already cached datasets are left alone. Fails if any dataset cannot be fetched;
+    /// the others are still fetched.
+    Fetch(FetchArgs),
+    /// Load a dataset (fetching it if needed) and print its statistics.
+    ///
+    /// Graph sets: graphs, nodes, edges (undirected, after deduplication), classes,
+    /// avg_nodes, avg_edges, feature_dim (under the default `graphcl` features) and
+    /// class_counts (graphs per class, classes in ascending order of their original label).
+    /// Node sets: nodes, edges, features, classes and the public split sizes train, val,
+    /// test (empty where the dataset has no public split).
+    Info(InfoArgs),
+}
 
 #[derive(Args, Debug)]
-pub struct DatasetsArgs {}
+pub struct ListArgs {
+    /// Print one JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: DatasetsArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`magcl datasets` is not implemented yet")
+#[derive(Args, Debug)]
+pub struct FetchArgs {
+    /// Dataset names (case-insensitive), e.g. MUTAG Cora.
+    #[arg(required = true, value_name = "NAME")]
+    pub names: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// Dataset name (case-insensitive), `synthetic[:GRAPHS[:SEED]]` or `tu:PATH`.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    /// Print one JSON object (keys: name, kind and the statistics) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: DatasetsArgs) -> anyhow::Result<()> {
+    let cfg = DataConfig::from_env();
+    match args.command {
+        DatasetsCommand::List(a) => list(&cfg, a.json),
+        DatasetsCommand::Fetch(a) => fetch(&cfg, &a.names),
+        DatasetsCommand::Info(a) => info(&cfg, &a.name, a.json),
+    }
+}
+
+/// Bytes as a short human-readable size.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Prints rows as an aligned table (first row = header).
+fn print_table(rows: &[Vec<String>]) {
+    let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, s)| format!("{s:<w$}", w = widths[c]))
+            .collect();
+        println!("{}", line.join("  ").trim_end());
+    }
+}
+
+fn list(cfg: &DataConfig, json: bool) -> anyhow::Result<()> {
+    let mut items = Vec::new();
+    let mut rows = vec![vec![
+        "NAME".to_string(),
+        "KIND".into(),
+        "CACHED".into(),
+        "SIZE".into(),
+    ]];
+    for d in registry::known_datasets() {
+        let path = source::cache_path(d, cfg);
+        let cached = source::is_cached(d, cfg);
+        let size = match (&path, cached) {
+            (Some(p), true) => source::disk_size(p),
+            _ => 0,
+        };
+        let cached_text = match path {
+            None => "embedded".to_string(),
+            Some(_) if cached => "yes".into(),
+            Some(_) => "no".into(),
+        };
+        rows.push(vec![
+            d.name.to_string(),
+            d.kind.to_string(),
+            cached_text,
+            if cached && path.is_some() {
+                human_size(size)
+            } else {
+                "-".into()
+            },
+        ]);
+        items.push(serde_json::json!({
+            "name": d.name,
+            "kind": d.kind,
+            "cached": cached,
+            "bytes": size,
+            "path": path.map(|p| p.display().to_string()),
+        }));
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&items)?);
+    } else {
+        println!("cache: {}", cfg.cache_dir.display());
+        if let Some(m) = &cfg.mirror {
+            println!("mirror: {m}");
+        }
+        println!();
+        print_table(&rows);
+    }
+    Ok(())
+}
+
+fn fetch(cfg: &DataConfig, names: &[String]) -> anyhow::Result<()> {
+    let mut failures = Vec::new();
+    for name in names {
+        let result = registry::lookup(name)
+            .map_err(anyhow::Error::from)
+            .and_then(|d| {
+                let cached = source::is_cached(d, cfg);
+                let path = source::fetch(d, cfg)?;
+                Ok((d, cached, path))
+            });
+        match result {
+            Ok((d, _, None)) => println!("{}: embedded (generated, nothing to fetch)", d.name),
+            Ok((d, true, Some(p))) => println!("{}: already cached in {}", d.name, p.display()),
+            Ok((d, false, Some(p))) => println!(
+                "{}: fetched into {} ({})",
+                d.name,
+                p.display(),
+                human_size(source::disk_size(&p))
+            ),
+            Err(e) => {
+                eprintln!("{name}: {e:#}");
+                failures.push(name.clone());
+            }
+        }
+    }
+    if !failures.is_empty() {
+        anyhow::bail!("could not fetch: {}", failures.join(", "));
+    }
+    Ok(())
+}
+
+/// Statistics of one dataset, graph- or node-level.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Info {
+    Graph(GraphStats),
+    Node(NodeStats),
+}
+
+impl Info {
+    /// Loads the dataset (fetching it if needed) and computes its statistics.
+    pub fn load(cfg: &DataConfig, name: &str) -> anyhow::Result<Info> {
+        Ok(match source::kind_of(name)? {
+            DatasetKind::Graph => {
+                let ds =
+                    load_graph_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
+                Info::Graph(graph_stats(&ds)?)
+            }
+            DatasetKind::Node => {
+                let ds = load_node_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
+                Info::Node(node_stats(&ds))
+            }
+        })
+    }
+
+    /// One JSON object: `name`, `kind` and the statistics, in this order.
+    pub fn to_json(&self) -> serde_json::Result<String> {
+        match self {
+            Info::Graph(s) => serde_json::to_string_pretty(s),
+            Info::Node(s) => serde_json::to_string_pretty(s),
+        }
+    }
+
+    /// `(key, value)` rows for the human-readable table.
+    pub fn rows(&self) -> Vec<Vec<String>> {
+        let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
+        let kv = |k: &str, v: String| vec![k.to_string(), v];
+        match self {
+            Info::Graph(s) => vec![
+                kv("name", s.name.clone()),
+                kv("kind", s.kind.to_string()),
+                kv("graphs", s.graphs.to_string()),
+                kv("nodes", s.nodes.to_string()),
+                kv("edges", s.edges.to_string()),
+                kv("classes", s.classes.to_string()),
+                kv("avg_nodes", format!("{:.2}", s.avg_nodes)),
+                kv("avg_edges", format!("{:.2}", s.avg_edges)),
+                kv("feature_dim", s.feature_dim.to_string()),
+                kv(
+                    "class_counts",
+                    s.class_counts
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" / "),
+                ),
+            ],
+            Info::Node(s) => vec![
+                kv("name", s.name.clone()),
+                kv("kind", s.kind.to_string()),
+                kv("nodes", s.nodes.to_string()),
+                kv("edges", s.edges.to_string()),
+                kv("features", s.features.to_string()),
+                kv("classes", s.classes.to_string()),
+                kv("train", opt(s.train)),
+                kv("val", opt(s.val)),
+                kv("test", opt(s.test)),
+            ],
+        }
+    }
+}
+
+fn info(cfg: &DataConfig, name: &str, json: bool) -> anyhow::Result<()> {
+    let info = Info::load(cfg, name)?;
+    if json {
+        println!("{}", info.to_json()?);
+    } else {
+        print_table(&info.rows());
+    }
+    Ok(())
 }

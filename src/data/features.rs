@@ -1,0 +1,286 @@
+//! Node features for graph-classification datasets (`--features`).
+//!
+//! | spec | columns | what |
+//! |---|---|---|
+//! | `labels` | number of distinct node labels | one-hot node labels |
+//! | `attributes` | attribute width | continuous node attributes as stored |
+//! | `labels+attributes` | both | one-hot labels, then attributes |
+//! | `constant` | 1 | x = 1 for every node |
+//! | `degree` / `degree:N` | N + 1 | one-hot degree; degrees >= N share the last column ([`DEFAULT_DEGREE_CAP`] = 64) |
+//! | `graphcl` | preset | `labels` for MUTAG, PTC_MR, DD, PROTEINS, NCI1, NCI109; `constant` otherwise (GraphCL / SimGRACE code) |
+//! | `adgcl` | preset | `constant` everywhere (AD-GCL code) |
+//!
+//! Spec names are case-insensitive. A kind the dataset cannot provide (e.g. `labels` on
+//! IMDB-BINARY, which has no node labels) is an error that lists what it can provide.
+use super::GraphDataset;
+use crate::error::{Error, Result};
+
+/// Default degree cap of `degree`: columns for degrees 0..63 and one for 64 and more.
+pub const DEFAULT_DEGREE_CAP: usize = 64;
+
+/// Datasets for which the `graphcl` preset uses one-hot node labels.
+pub const GRAPHCL_LABEL_DATASETS: [&str; 6] =
+    ["MUTAG", "PTC_MR", "DD", "PROTEINS", "NCI1", "NCI109"];
+
+/// Node features of every graph of a dataset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeFeatures {
+    /// Columns per node.
+    pub dim: usize,
+    /// One row-major `num_nodes × dim` block per graph, in dataset order.
+    pub x: Vec<Vec<f32>>,
+}
+
+/// A parsed feature spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FeatureKind {
+    Labels,
+    Attributes,
+    LabelsAndAttributes,
+    Constant,
+    Degree { cap: usize },
+}
+
+impl std::fmt::Display for FeatureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FeatureKind::Labels => write!(f, "labels"),
+            FeatureKind::Attributes => write!(f, "attributes"),
+            FeatureKind::LabelsAndAttributes => write!(f, "labels+attributes"),
+            FeatureKind::Constant => write!(f, "constant"),
+            FeatureKind::Degree { cap } => write!(f, "degree:{cap}"),
+        }
+    }
+}
+
+const SPEC_HELP: &str =
+    "expected one of labels, attributes, labels+attributes, constant, degree, degree:N, graphcl, adgcl";
+
+/// Resolves a spec (kind or preset) for a dataset into a concrete kind.
+pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
+    let s = spec.trim().to_ascii_lowercase();
+    let kind = match s.as_str() {
+        "labels" => FeatureKind::Labels,
+        "attributes" => FeatureKind::Attributes,
+        "labels+attributes" | "attributes+labels" => FeatureKind::LabelsAndAttributes,
+        "constant" => FeatureKind::Constant,
+        "degree" => FeatureKind::Degree {
+            cap: DEFAULT_DEGREE_CAP,
+        },
+        "graphcl" => {
+            let name = ds.name.to_ascii_uppercase();
+            if GRAPHCL_LABEL_DATASETS.contains(&name.as_str()) {
+                FeatureKind::Labels
+            } else {
+                FeatureKind::Constant
+            }
+        }
+        "adgcl" => FeatureKind::Constant,
+        other => match other.strip_prefix("degree:") {
+            Some(n) => {
+                let cap: usize = n.trim().parse().map_err(|_| {
+                    Error::Config(format!(
+                        "feature spec {spec:?}: degree cap {n:?} is not a positive integer"
+                    ))
+                })?;
+                if cap == 0 || cap > 100_000 {
+                    return Err(Error::Config(format!(
+                        "feature spec {spec:?}: degree cap must be in 1..=100000"
+                    )));
+                }
+                FeatureKind::Degree { cap }
+            }
+            None => {
+                return Err(Error::Config(format!(
+                    "unknown feature spec {spec:?}; {SPEC_HELP}"
+                )))
+            }
+        },
+    };
+    check_available(ds, kind, spec)?;
+    Ok(kind)
+}
+
+/// The feature kinds a dataset can provide.
+pub fn available_kinds(ds: &GraphDataset) -> Vec<String> {
+    let has_labels = ds.graphs.iter().all(|g| g.node_labels.is_some()) && !ds.graphs.is_empty();
+    let has_attrs = ds.node_attr_dim > 0 && ds.graphs.iter().all(|g| g.node_attributes.is_some());
+    let mut v = Vec::new();
+    if has_labels {
+        v.push("labels".to_string());
+    }
+    if has_attrs {
+        v.push("attributes".to_string());
+    }
+    if has_labels && has_attrs {
+        v.push("labels+attributes".to_string());
+    }
+    v.push("constant".to_string());
+    v.push("degree[:N]".to_string());
+    v
+}
+
+fn check_available(ds: &GraphDataset, kind: FeatureKind, spec: &str) -> Result<()> {
+    let has_labels = !ds.graphs.is_empty() && ds.graphs.iter().all(|g| g.node_labels.is_some());
+    let has_attrs = ds.node_attr_dim > 0 && ds.graphs.iter().all(|g| g.node_attributes.is_some());
+    let missing = match kind {
+        FeatureKind::Labels if !has_labels => Some("node labels (no NAME_node_labels.txt)"),
+        FeatureKind::Attributes if !has_attrs => {
+            Some("node attributes (no NAME_node_attributes.txt)")
+        }
+        FeatureKind::LabelsAndAttributes if !has_labels => {
+            Some("node labels (no NAME_node_labels.txt)")
+        }
+        FeatureKind::LabelsAndAttributes if !has_attrs => {
+            Some("node attributes (no NAME_node_attributes.txt)")
+        }
+        _ => None,
+    };
+    match missing {
+        Some(what) => Err(Error::Config(format!(
+            "feature spec {spec:?}: dataset {} has no {what}; it can provide: {}",
+            ds.name,
+            available_kinds(ds).join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Builds the node features of every graph under `spec` (a kind or a preset).
+pub fn graph_features(ds: &GraphDataset, spec: &str) -> Result<NodeFeatures> {
+    let kind = resolve(ds, spec)?;
+    Ok(build(ds, kind))
+}
+
+/// Columns per node under `spec`, without building the features.
+pub fn feature_dim(ds: &GraphDataset, spec: &str) -> Result<usize> {
+    Ok(kind_dim(ds, resolve(ds, spec)?))
+}
+
+fn kind_dim(ds: &GraphDataset, kind: FeatureKind) -> usize {
+    match kind {
+        FeatureKind::Labels => ds.node_label_values.len(),
+        FeatureKind::Attributes => ds.node_attr_dim,
+        FeatureKind::LabelsAndAttributes => ds.node_label_values.len() + ds.node_attr_dim,
+        FeatureKind::Constant => 1,
+        FeatureKind::Degree { cap } => cap + 1,
+    }
+}
+
+/// Builds features for an already resolved and available kind.
+pub fn build(ds: &GraphDataset, kind: FeatureKind) -> NodeFeatures {
+    let n_labels = ds.node_label_values.len();
+    let n_attr = ds.node_attr_dim;
+    let dim = kind_dim(ds, kind);
+    let x = ds
+        .graphs
+        .iter()
+        .map(|g| {
+            let n = g.num_nodes;
+            let mut block = vec![0f32; n * dim];
+            match kind {
+                FeatureKind::Constant => block.fill(1.0),
+                FeatureKind::Degree { cap } => {
+                    for (i, d) in g.degrees().into_iter().enumerate() {
+                        block[i * dim + (d as usize).min(cap)] = 1.0;
+                    }
+                }
+                FeatureKind::Labels
+                | FeatureKind::Attributes
+                | FeatureKind::LabelsAndAttributes => {
+                    let with_labels = kind != FeatureKind::Attributes;
+                    let with_attrs = kind != FeatureKind::Labels;
+                    let label_cols = if with_labels { n_labels } else { 0 };
+                    for i in 0..n {
+                        let row = &mut block[i * dim..(i + 1) * dim];
+                        if with_labels {
+                            if let Some(&l) = g.node_labels.as_ref().and_then(|l| l.get(i)) {
+                                if let Some(slot) = row.get_mut(l as usize) {
+                                    *slot = 1.0;
+                                }
+                            }
+                        }
+                        if with_attrs {
+                            if let Some(a) = g
+                                .node_attributes
+                                .as_ref()
+                                .and_then(|a| a.get(i * n_attr..(i + 1) * n_attr))
+                            {
+                                row[label_cols..label_cols + n_attr].copy_from_slice(a);
+                            }
+                        }
+                    }
+                }
+            }
+            block
+        })
+        .collect();
+    NodeFeatures { dim, x }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Graph;
+
+    fn ds() -> GraphDataset {
+        GraphDataset {
+            name: "MUTAG".into(),
+            graphs: vec![Graph {
+                num_nodes: 3,
+                edges: vec![(0, 1), (0, 2)],
+                node_labels: Some(vec![1, 0, 1]),
+                node_attributes: Some(vec![0.5, 1.5, 2.5]),
+                edge_labels: None,
+                edge_attributes: None,
+                label: 0,
+            }],
+            class_values: vec![0],
+            node_label_values: vec![3, 7],
+            node_attr_dim: 1,
+            edge_label_values: vec![],
+            edge_attr_dim: 0,
+        }
+    }
+
+    #[test]
+    fn kinds_by_hand() {
+        let d = ds();
+        let f = graph_features(&d, "labels").unwrap();
+        assert_eq!(f.dim, 2);
+        assert_eq!(f.x[0], vec![0.0, 1.0, 1.0, 0.0, 0.0, 1.0]);
+        let f = graph_features(&d, "Labels+Attributes").unwrap();
+        assert_eq!(f.dim, 3);
+        assert_eq!(f.x[0], vec![0.0, 1.0, 0.5, 1.0, 0.0, 1.5, 0.0, 1.0, 2.5]);
+        let f = graph_features(&d, "attributes").unwrap();
+        assert_eq!(f.x[0], vec![0.5, 1.5, 2.5]);
+        let f = graph_features(&d, "constant").unwrap();
+        assert_eq!((f.dim, f.x[0].clone()), (1, vec![1.0; 3]));
+        // Degrees 2, 1, 1 with cap 1: all in the last column.
+        let f = graph_features(&d, "degree:1").unwrap();
+        assert_eq!(f.dim, 2);
+        assert_eq!(f.x[0], vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
+        let f = graph_features(&d, "degree").unwrap();
+        assert_eq!(f.dim, DEFAULT_DEGREE_CAP + 1);
+        assert_eq!(f.x[0][2], 1.0);
+        assert_eq!(f.x[0][f.dim + 1], 1.0);
+    }
+
+    #[test]
+    fn presets_and_errors() {
+        let mut d = ds();
+        assert_eq!(resolve(&d, "graphcl").unwrap(), FeatureKind::Labels);
+        assert_eq!(resolve(&d, "adgcl").unwrap(), FeatureKind::Constant);
+        d.name = "IMDB-BINARY".into();
+        assert_eq!(resolve(&d, "graphcl").unwrap(), FeatureKind::Constant);
+        for g in &mut d.graphs {
+            g.node_labels = None;
+        }
+        let e = graph_features(&d, "labels").unwrap_err().to_string();
+        assert!(e.contains("IMDB-BINARY has no node labels"), "{e}");
+        assert!(graph_features(&d, "degree:0").is_err());
+        assert!(graph_features(&d, "degree:x").is_err());
+        let e = graph_features(&d, "bogus").unwrap_err().to_string();
+        assert!(e.contains("expected one of"), "{e}");
+    }
+}

@@ -1,0 +1,429 @@
+//! `.npy` arrays and `.npz` archives (a zip of `.npy` files, stored or deflated), and the
+//! gnn-benchmark graph layout inside them (Amazon-Computers, Amazon-Photo, Coauthor-CS).
+//!
+//! The `.npy` header (a Python dict literal) is parsed here by a small strict parser:
+//! lengths are checked against the input before anything is allocated, so a corrupt file
+//! is an error, never a panic or a huge allocation.
+use super::array::{self, NdArray};
+use super::{CsrMatrix, NodeDataset};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+/// The largest uncompressed `.npy` entry accepted (guards against zip bombs).
+pub const MAX_ENTRY_BYTES: u64 = 4 << 30;
+
+/// The three fields of an `.npy` header.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyHeader {
+    pub descr: String,
+    pub fortran_order: bool,
+    pub shape: Vec<usize>,
+}
+
+/// A tiny parser for the header's dict literal: `{'descr': '<f4', 'fortran_order':
+/// False, 'shape': (3, 4), }`.
+struct Lit<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+enum LitValue {
+    Str(String),
+    Bool(bool),
+    Tuple(Vec<usize>),
+}
+
+impl Lit<'_> {
+    fn ws(&mut self) {
+        while self
+            .s
+            .get(self.pos)
+            .is_some_and(|b| b.is_ascii_whitespace())
+        {
+            self.pos += 1;
+        }
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.pos) == Some(&c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn string(&mut self) -> Option<String> {
+        self.ws();
+        let q = *self.s.get(self.pos)?;
+        if q != b'\'' && q != b'"' {
+            return None;
+        }
+        let start = self.pos + 1;
+        let len = self.s.get(start..)?.iter().position(|&b| b == q)?;
+        self.pos = start + len + 1;
+        String::from_utf8(self.s[start..start + len].to_vec()).ok()
+    }
+    fn int(&mut self) -> Option<usize> {
+        self.ws();
+        let start = self.pos;
+        while self.s.get(self.pos).is_some_and(|b| b.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let digits = std::str::from_utf8(&self.s[start..self.pos]).ok()?;
+        // Python 2 numpy wrote shapes as `(3L, 4L)`.
+        if self.s.get(self.pos) == Some(&b'L') {
+            self.pos += 1;
+        }
+        digits.parse().ok()
+    }
+    fn value(&mut self) -> Option<LitValue> {
+        self.ws();
+        match self.s.get(self.pos)? {
+            b'\'' | b'"' => self.string().map(LitValue::Str),
+            b'T' if self.s[self.pos..].starts_with(b"True") => {
+                self.pos += 4;
+                Some(LitValue::Bool(true))
+            }
+            b'F' if self.s[self.pos..].starts_with(b"False") => {
+                self.pos += 5;
+                Some(LitValue::Bool(false))
+            }
+            b'(' => {
+                self.pos += 1;
+                let mut dims = Vec::new();
+                loop {
+                    if self.eat(b')') {
+                        return Some(LitValue::Tuple(dims));
+                    }
+                    dims.push(self.int()?);
+                    if !self.eat(b',') {
+                        return self.eat(b')').then_some(LitValue::Tuple(dims));
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+fn parse_header_dict(text: &[u8]) -> std::result::Result<NpyHeader, String> {
+    let mut p = Lit { s: text, pos: 0 };
+    let bad = || {
+        format!(
+            "unreadable header {:?}; expected a dict with 'descr' (a numeric type string), 'fortran_order' and 'shape'",
+            String::from_utf8_lossy(&text[..text.len().min(120)])
+        )
+    };
+    if !p.eat(b'{') {
+        return Err(bad());
+    }
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    loop {
+        if p.eat(b'}') {
+            break;
+        }
+        let key = p.string().ok_or_else(bad)?;
+        if !p.eat(b':') {
+            return Err(bad());
+        }
+        match (key.as_str(), p.value().ok_or_else(bad)?) {
+            ("descr", LitValue::Str(s)) => descr = Some(s),
+            ("fortran_order", LitValue::Bool(b)) => fortran = Some(b),
+            ("shape", LitValue::Tuple(t)) => shape = Some(t),
+            _ => return Err(bad()),
+        }
+        if !p.eat(b',') {
+            if p.eat(b'}') {
+                break;
+            }
+            return Err(bad());
+        }
+    }
+    p.ws();
+    if p.pos != text.len() {
+        return Err(bad());
+    }
+    match (descr, fortran, shape) {
+        (Some(descr), Some(fortran_order), Some(shape)) => Ok(NpyHeader {
+            descr,
+            fortran_order,
+            shape,
+        }),
+        _ => Err(bad()),
+    }
+}
+
+/// Splits an `.npy` file into its header and its raw data bytes.
+pub fn parse_npy_header(bytes: &[u8]) -> std::result::Result<(NpyHeader, &[u8]), String> {
+    let rest = bytes
+        .strip_prefix(b"\x93NUMPY")
+        .ok_or("not an .npy array (missing \\x93NUMPY magic)")?;
+    let (major, rest) = rest.split_first().ok_or("truncated .npy header")?;
+    let (_minor, rest) = rest.split_first().ok_or("truncated .npy header")?;
+    let (len, rest) = match major {
+        1 => {
+            let b = rest.get(..2).ok_or("truncated .npy header")?;
+            (usize::from(u16::from_le_bytes([b[0], b[1]])), &rest[2..])
+        }
+        2 | 3 => {
+            let b = rest.get(..4).ok_or("truncated .npy header")?;
+            (
+                u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+                &rest[4..],
+            )
+        }
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let text = rest.get(..len).ok_or("truncated .npy header")?;
+    let header = parse_header_dict(text)?;
+    Ok((header, &rest[len..]))
+}
+
+/// Parses a whole `.npy` file into a numeric array.
+pub fn parse_npy(bytes: &[u8]) -> std::result::Result<NdArray, String> {
+    let (h, data) = parse_npy_header(bytes)?;
+    array::decode(&h.descr, &h.shape, h.fortran_order, data)
+}
+
+/// The raw `.npy` entries of an `.npz` archive, by array name (entry name without `.npy`).
+pub fn read_npz_entries(path: &Path, bytes: &[u8]) -> Result<HashMap<String, Vec<u8>>> {
+    let corrupt = |e: &dyn std::fmt::Display| {
+        Error::file(path, format!("not a readable .npz (zip) archive: {e}"))
+    };
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| corrupt(&e))?;
+    let mut out = HashMap::new();
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().map_err(|e| corrupt(&e))?.to_string();
+        let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
+        let mut buf = Vec::with_capacity(entry.size().min(64 << 20) as usize);
+        (&mut entry)
+            .take(MAX_ENTRY_BYTES + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| {
+                Error::file(
+                    path,
+                    format!("entry {name}: {e} (truncated or corrupt archive?)"),
+                )
+            })?;
+        if buf.len() as u64 > MAX_ENTRY_BYTES {
+            return Err(Error::file(
+                path,
+                format!("entry {name} is larger than 4 GiB"),
+            ));
+        }
+        out.insert(key, buf);
+    }
+    Ok(out)
+}
+
+/// Reads the named numeric arrays from an `.npz` archive (absent names are skipped).
+pub fn read_npz_arrays(
+    path: &Path,
+    bytes: &[u8],
+    wanted: &[&str],
+) -> Result<HashMap<String, NdArray>> {
+    let entries = read_npz_entries(path, bytes)?;
+    let mut out = HashMap::new();
+    for &name in wanted {
+        if let Some(raw) = entries.get(name) {
+            let arr =
+                parse_npy(raw).map_err(|e| Error::file(path, format!("array {name}: {e}")))?;
+            out.insert(name.to_string(), arr);
+        }
+    }
+    Ok(out)
+}
+
+fn need<'a>(path: &Path, arrays: &'a HashMap<String, NdArray>, key: &str) -> Result<&'a NdArray> {
+    arrays.get(key).ok_or_else(|| {
+        Error::file(
+            path,
+            format!("missing array {key}; expected the gnn-benchmark layout (adj_*, attr_* or attr_matrix, labels)"),
+        )
+    })
+}
+
+fn ints(path: &Path, a: &NdArray, key: &str) -> Result<Vec<i64>> {
+    a.to_i64()
+        .map_err(|e| Error::file(path, format!("array {key}: {e}")))
+}
+
+/// `(rows, cols)` from a `*_shape` array.
+fn shape2(path: &Path, a: &NdArray, key: &str) -> Result<(usize, usize)> {
+    let v = ints(path, a, key)?;
+    match v.as_slice() {
+        [r, c] if *r >= 0 && *c >= 0 && *r <= u32::MAX as i64 && *c <= u32::MAX as i64 => {
+            Ok((*r as usize, *c as usize))
+        }
+        _ => Err(Error::file(
+            path,
+            format!("array {key}: expected two non-negative sizes, found {v:?}"),
+        )),
+    }
+}
+
+/// A CSR matrix from `{prefix}_data`, `_indices`, `_indptr`, `_shape`.
+fn csr(path: &Path, arrays: &HashMap<String, NdArray>, prefix: &str) -> Result<CsrMatrix> {
+    let key = |s: &str| format!("{prefix}_{s}");
+    let (rows, cols) = shape2(path, need(path, arrays, &key("shape"))?, &key("shape"))?;
+    let data: Vec<f32> = need(path, arrays, &key("data"))?
+        .to_f64()
+        .into_iter()
+        .map(|x| x as f32)
+        .collect();
+    let indices = ints(path, need(path, arrays, &key("indices"))?, &key("indices"))?;
+    let indptr = ints(path, need(path, arrays, &key("indptr"))?, &key("indptr"))?;
+    CsrMatrix::from_parts(rows, cols, &indptr, &indices, data)
+        .map_err(|e| Error::file(path, format!("{prefix} matrix: {e}")))
+}
+
+/// Builds a node dataset from a gnn-benchmark `.npz` file: edges made undirected,
+/// deduplicated, self-loops removed; raw (unnormalised) features; no public split.
+pub fn parse_gnn_benchmark(name: &str, path: &Path, bytes: &[u8]) -> Result<NodeDataset> {
+    let wanted = [
+        "adj_data",
+        "adj_indices",
+        "adj_indptr",
+        "adj_shape",
+        "attr_data",
+        "attr_indices",
+        "attr_indptr",
+        "attr_shape",
+        "attr_matrix",
+        "labels",
+    ];
+    let arrays = read_npz_arrays(path, bytes, &wanted)?;
+    let adj = csr(path, &arrays, "adj")?;
+    if adj.rows != adj.cols {
+        return Err(Error::file(
+            path,
+            format!(
+                "adj matrix is {}x{}; expected a square adjacency matrix",
+                adj.rows, adj.cols
+            ),
+        ));
+    }
+    let n = adj.rows;
+    let features = if arrays.contains_key("attr_data") {
+        csr(path, &arrays, "attr")?
+    } else {
+        let m = need(path, &arrays, "attr_matrix")?;
+        if m.shape.len() != 2 {
+            return Err(Error::file(
+                path,
+                format!(
+                    "array attr_matrix: expected 2 dimensions, found shape {:?}",
+                    m.shape
+                ),
+            ));
+        }
+        CsrMatrix::from_dense(m.shape[0], m.shape[1], &m.to_f64())
+    };
+    if features.rows != n {
+        return Err(Error::file(
+            path,
+            format!(
+                "attribute matrix has {} rows; expected one per node ({n})",
+                features.rows
+            ),
+        ));
+    }
+    let labels_arr = need(path, &arrays, "labels")?;
+    if labels_arr.shape.len() != 1 {
+        return Err(Error::file(
+            path,
+            format!(
+                "array labels: expected one class id per node (1 dimension), found shape {:?}",
+                labels_arr.shape
+            ),
+        ));
+    }
+    let raw = ints(path, labels_arr, "labels")?;
+    if raw.len() != n {
+        return Err(Error::file(
+            path,
+            format!(
+                "array labels has {} entries; expected one per node ({n})",
+                raw.len()
+            ),
+        ));
+    }
+    let mut labels = Vec::with_capacity(n);
+    for (i, &l) in raw.iter().enumerate() {
+        if !(0..=i64::from(u32::MAX - 1)).contains(&l) {
+            return Err(Error::file(
+                path,
+                format!("array labels: entry {i} is {l}; expected a class id >= 0"),
+            ));
+        }
+        labels.push(l as u32);
+    }
+    let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut edges = Vec::with_capacity(adj.indices.len());
+    for r in 0..n {
+        let (cols, _) = adj.row(r);
+        for &c in cols {
+            let (u, v) = (r as u32, c);
+            if u != v {
+                edges.push((u.min(v), u.max(v)));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    Ok(NodeDataset {
+        name: name.to_string(),
+        num_nodes: n,
+        edges,
+        features,
+        labels,
+        num_classes,
+        public_split: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + h.len() + 1) % 64 != 0 {
+            h.push(' ');
+        }
+        h.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        out.extend_from_slice(h.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn npy_roundtrip() {
+        let a = parse_npy(&npy(
+            "<i8",
+            "(2,)",
+            &[3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0],
+        ))
+        .unwrap();
+        assert_eq!(a.shape, vec![2]);
+        assert_eq!(a.to_i64().unwrap(), vec![3, 4]);
+        let a = parse_npy(&npy("<f8", "()", &2.5f64.to_le_bytes())).unwrap();
+        assert_eq!(a.to_f64(), vec![2.5]);
+        assert!(parse_npy(&npy("<f8", "(2,)", &[0; 8])).is_err());
+        assert!(parse_npy(&npy("|O", "(1,)", &[0; 8])).is_err());
+        assert!(parse_npy(b"\x93NUMPY\x01\x00\xff\xff{").is_err());
+        assert!(parse_header_dict(b"{'descr': '<f4', 'shape': (1,2)}").is_err());
+        let h =
+            parse_header_dict(b"{'descr':'<f4','fortran_order':True,'shape':(1L, 2L)}").unwrap();
+        assert_eq!(h.shape, vec![1, 2]);
+        assert!(h.fortran_order);
+    }
+}

@@ -1,0 +1,657 @@
+//! Where dataset files come from: the cache folder, a mirror, the canonical public URLs.
+//!
+//! * **Cache** (`$MAGCL_DATA_DIR`, default `./tudatasets`): `tu/NAME/NAME_*.txt`,
+//!   `planetoid/PREFIX/ind.PREFIX.*`, `npz/FILE.npz`. A dataset folder (or `.npz` file)
+//!   appears complete or not at all: files are gathered in a hidden temporary folder
+//!   beside it, checked, and renamed into place in one step.
+//! * **Mirror** (`$MAGCL_DATA_MIRROR`): a local folder or an `http(s)://` base URL laid out
+//!   like the benchmark's dataset folder: `tu/NAME/NAME_A.txt`, ...,
+//!   `planetoid/ind.cora.x`, ..., `npz/FILE.npz`. A local `tu/NAME/NAME.zip` is used when
+//!   the unpacked files are absent; it is never required.
+//! * **Canonical URLs**, for whatever the mirror lacks (or without a mirror): the TU
+//!   collection's zips, the Planetoid repository's `data/` folder and gnn-benchmark's
+//!   `data/npz/` folder.
+//!
+//! Every file with a known sha256 ([`super::checksums`]) is checked before it enters the
+//! cache; a mismatch is an error and nothing is cached. Structure is always checked by
+//! parsing the gathered files before the rename. A mirror that has a file but serves it
+//! broken (bad checksum, dropped connection, server error) is an error: magcl does not
+//! silently fall back to another source then.
+use super::checksums;
+use super::registry::{self, DatasetKind, KnownDataset, Origin};
+use super::{npz, planetoid, synthetic, tu, GraphDataset, NodeDataset};
+use crate::error::{Error, Result};
+use sha2::Digest;
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Environment variable naming the cache folder.
+pub const ENV_DATA_DIR: &str = "MAGCL_DATA_DIR";
+/// Environment variable naming the mirror (folder or http(s) base URL).
+pub const ENV_MIRROR: &str = "MAGCL_DATA_MIRROR";
+/// Cache folder used when `MAGCL_DATA_DIR` is unset (relative to the working directory).
+pub const DEFAULT_CACHE_DIR: &str = "tudatasets";
+
+/// TU collection zips: `TU_URL/NAME.zip`.
+pub const TU_URL: &str = "https://www.chrsmrrs.com/graphkerneldatasets";
+/// Planetoid raw files: `PLANETOID_URL/ind.PREFIX.SUFFIX`.
+pub const PLANETOID_URL: &str = "https://github.com/kimiyoung/planetoid/raw/master/data";
+/// gnn-benchmark raw files: `GNN_BENCHMARK_URL/FILE.npz`.
+pub const GNN_BENCHMARK_URL: &str = "https://github.com/shchur/gnn-benchmark/raw/master/data/npz";
+
+/// The largest download or unpacked file accepted (COLLAB's unpacked `A.txt` is ~360 MB).
+pub const MAX_FILE_BYTES: u64 = 4 << 30;
+
+/// Where datasets are cached and where missing ones come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataConfig {
+    pub cache_dir: PathBuf,
+    /// A local folder or an `http(s)://` base URL in the mirror layout.
+    pub mirror: Option<String>,
+}
+
+impl DataConfig {
+    /// `MAGCL_DATA_DIR` (default `tudatasets/`) and `MAGCL_DATA_MIRROR` (unset or empty:
+    /// no mirror).
+    pub fn from_env() -> DataConfig {
+        let cache_dir = std::env::var_os(ENV_DATA_DIR)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_CACHE_DIR));
+        let mirror = std::env::var(ENV_MIRROR)
+            .ok()
+            .map(|m| m.trim().to_string())
+            .filter(|m| !m.is_empty());
+        DataConfig { cache_dir, mirror }
+    }
+
+    /// A cache folder without a mirror.
+    pub fn new(cache_dir: impl Into<PathBuf>) -> DataConfig {
+        DataConfig {
+            cache_dir: cache_dir.into(),
+            mirror: None,
+        }
+    }
+
+    pub fn with_mirror(mut self, mirror: impl Into<String>) -> DataConfig {
+        self.mirror = Some(mirror.into());
+        self
+    }
+}
+
+/// A place files can be fetched from.
+#[derive(Clone, Debug)]
+enum Place {
+    Folder(PathBuf),
+    Http(String),
+}
+
+impl Place {
+    fn of_mirror(cfg: &DataConfig) -> Option<Place> {
+        let m = cfg.mirror.as_deref()?;
+        if m.starts_with("http://") || m.starts_with("https://") {
+            Some(Place::Http(m.trim_end_matches('/').to_string()))
+        } else {
+            Some(Place::Folder(PathBuf::from(m)))
+        }
+    }
+}
+
+/// The outcome of asking one place for one file.
+enum Got {
+    Saved,
+    /// The place does not have the file (no such file, HTTP 404/410).
+    Absent(String),
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+
+/// Loads a graph-classification dataset by name (case-insensitive), fetching it into the
+/// cache first if needed. Also accepts `tu:PATH` (a folder of TU files named after the
+/// folder, read in place) and `synthetic[:GRAPHS[:SEED]]` (generated, no files).
+pub fn load_graph_dataset(name: &str, cfg: &DataConfig) -> Result<GraphDataset> {
+    let name = name.trim();
+    if let Some(path) = name.strip_prefix("tu:") {
+        return load_tu_folder(Path::new(path));
+    }
+    if let Some((n, seed)) = synthetic_params(name)? {
+        return Ok(synthetic::ba_2motifs(n, seed));
+    }
+    let d = registry::lookup(name)?;
+    match d.origin {
+        Origin::Tu => {
+            let dir = ensure_tu(d.name, cfg)?;
+            tu::load_tu_dir(&dir, d.name)
+        }
+        Origin::Synthetic => Ok(synthetic::ba_2motifs(
+            synthetic::DEFAULT_GRAPHS,
+            synthetic::DEFAULT_SEED,
+        )),
+        Origin::Planetoid { .. } | Origin::GnnBenchmark { .. } => Err(Error::Data(format!(
+            "{} is a node-classification dataset, not a graph-classification one; use it with a node-level method",
+            d.name
+        ))),
+    }
+}
+
+/// Loads a node-classification dataset by name (case-insensitive), fetching it into the
+/// cache first if needed. Features are raw; see [`super::CsrMatrix::row_normalized`].
+pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
+    let d = registry::lookup(name.trim())?;
+    match d.origin {
+        Origin::Planetoid { prefix } => {
+            let dir = ensure_planetoid(prefix, cfg)?;
+            planetoid::load_planetoid_dir(&dir, d.name, prefix)
+        }
+        Origin::GnnBenchmark { file } => {
+            let path = ensure_npz(file, cfg)?;
+            let bytes = fs::read(&path).map_err(|e| Error::file(&path, format!("cannot read: {e}")))?;
+            npz::parse_gnn_benchmark(d.name, &path, &bytes)
+        }
+        Origin::Tu | Origin::Synthetic => Err(Error::Data(format!(
+            "{} is a graph-classification dataset, not a node-classification one; use it with a graph-level method",
+            d.name
+        ))),
+    }
+}
+
+/// Makes sure a known dataset is in the cache (fetching it if needed) and returns its
+/// cache path; `None` for the generated `synthetic` set.
+pub fn fetch(d: &KnownDataset, cfg: &DataConfig) -> Result<Option<PathBuf>> {
+    match d.origin {
+        Origin::Tu => ensure_tu(d.name, cfg).map(Some),
+        Origin::Planetoid { prefix } => ensure_planetoid(prefix, cfg).map(Some),
+        Origin::GnnBenchmark { file } => ensure_npz(file, cfg).map(Some),
+        Origin::Synthetic => Ok(None),
+    }
+}
+
+/// The cache path of a known dataset (folder or `.npz` file); `None` for `synthetic`.
+pub fn cache_path(d: &KnownDataset, cfg: &DataConfig) -> Option<PathBuf> {
+    match d.origin {
+        Origin::Tu => Some(cfg.cache_dir.join("tu").join(d.name)),
+        Origin::Planetoid { prefix } => Some(cfg.cache_dir.join("planetoid").join(prefix)),
+        Origin::GnnBenchmark { file } => Some(cfg.cache_dir.join("npz").join(file)),
+        Origin::Synthetic => None,
+    }
+}
+
+/// Whether a known dataset is complete in the cache (`synthetic` always is).
+pub fn is_cached(d: &KnownDataset, cfg: &DataConfig) -> bool {
+    match (d.origin, cache_path(d, cfg)) {
+        (Origin::Tu, Some(p)) => tu_complete(&p, d.name),
+        (Origin::Planetoid { prefix }, Some(p)) => planetoid_complete(&p, prefix),
+        (Origin::GnnBenchmark { .. }, Some(p)) => p.is_file(),
+        _ => true,
+    }
+}
+
+/// Bytes on disk of a file or of all files below a folder (0 if absent).
+pub fn disk_size(path: &Path) -> u64 {
+    match fs::metadata(path) {
+        Ok(m) if m.is_file() => m.len(),
+        Ok(m) if m.is_dir() => fs::read_dir(path)
+            .map(|rd| rd.flatten().map(|e| disk_size(&e.path())).sum())
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// The kind of a dataset name as [`load_graph_dataset`]/[`load_node_dataset`] accept it.
+pub fn kind_of(name: &str) -> Result<DatasetKind> {
+    let name = name.trim();
+    if name.starts_with("tu:") || synthetic_params(name)?.is_some() {
+        return Ok(DatasetKind::Graph);
+    }
+    Ok(registry::lookup(name)?.kind)
+}
+
+// ---------------------------------------------------------------------------------------
+// Names with parameters
+
+/// `synthetic`, `BA-2Motifs`, `synthetic:GRAPHS`, `synthetic:GRAPHS:SEED`.
+fn synthetic_params(name: &str) -> Result<Option<(usize, u64)>> {
+    let mut parts = name.split(':');
+    let head = parts.next().unwrap_or_default();
+    if !registry::find(head).is_some_and(|d| d.origin == Origin::Synthetic) {
+        return Ok(None);
+    }
+    let bad = || {
+        Error::Data(format!(
+            "dataset {name:?}: expected synthetic, synthetic:GRAPHS or synthetic:GRAPHS:SEED with whole numbers (GRAPHS >= 2)"
+        ))
+    };
+    let graphs = match parts.next() {
+        Some(g) => g.trim().parse::<usize>().map_err(|_| bad())?,
+        None => synthetic::DEFAULT_GRAPHS,
+    };
+    let seed = match parts.next() {
+        Some(s) => s.trim().parse::<u64>().map_err(|_| bad())?,
+        None => synthetic::DEFAULT_SEED,
+    };
+    if parts.next().is_some() || !(2..=10_000_000).contains(&graphs) {
+        return Err(bad());
+    }
+    Ok(Some((graphs, seed)))
+}
+
+/// `tu:PATH`: the folder's name is the file prefix.
+fn load_tu_folder(dir: &Path) -> Result<GraphDataset> {
+    let name = dir.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
+        Error::file(
+            dir,
+            "expected a folder named after its TU files (NAME/NAME_A.txt)",
+        )
+    })?;
+    if !dir.is_dir() {
+        return Err(Error::file(
+            dir,
+            "no such folder; expected NAME/NAME_A.txt, ...",
+        ));
+    }
+    tu::load_tu_dir(dir, name)
+}
+
+// ---------------------------------------------------------------------------------------
+// Cache completeness
+
+fn tu_complete(dir: &Path, name: &str) -> bool {
+    tu::REQUIRED_FILES
+        .iter()
+        .all(|s| dir.join(format!("{name}_{s}")).is_file())
+}
+
+fn planetoid_complete(dir: &Path, prefix: &str) -> bool {
+    planetoid::SUFFIXES
+        .iter()
+        .all(|s| dir.join(format!("ind.{prefix}.{s}")).is_file())
+}
+
+fn io_err(path: &Path, what: &str, e: std::io::Error) -> Error {
+    Error::file(path, format!("{what}: {e}"))
+}
+
+fn temp_dir_in(parent: &Path, label: &str) -> Result<tempfile::TempDir> {
+    fs::create_dir_all(parent).map_err(|e| io_err(parent, "cannot create cache folder", e))?;
+    tempfile::Builder::new()
+        .prefix(&format!(".{label}.partial-"))
+        .tempdir_in(parent)
+        .map_err(|e| io_err(parent, "cannot create a temporary folder", e))
+}
+
+/// Renames a checked temporary folder into place. If another process finished first,
+/// its copy is kept and ours dropped.
+fn commit_dir(
+    tmp: tempfile::TempDir,
+    target: &Path,
+    complete: impl Fn(&Path) -> bool,
+) -> Result<()> {
+    match fs::rename(tmp.path(), target) {
+        Ok(()) => {
+            // The folder now lives at `target`; nothing is left to clean up.
+            let _ = tmp.keep();
+            Ok(())
+        }
+        Err(_) if complete(target) => Ok(()),
+        Err(e) => Err(io_err(
+            target,
+            "cannot move the fetched dataset into the cache",
+            e,
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Copying and downloading with verification
+
+/// Streams `reader` into `dest`, checking size and sha256 against the table entry of `rel`
+/// (if any). `origin` names the source in messages.
+fn copy_verified(reader: &mut dyn Read, dest: &Path, rel: &str, origin: &str) -> Result<u64> {
+    let mut out = File::create(dest).map_err(|e| io_err(dest, "cannot create", e))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n: u64 = 0;
+    loop {
+        let k = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::Data(format!(
+                    "{origin}: reading failed after {n} bytes: {e} (connection dropped or file truncated); nothing was cached"
+                )))
+            }
+        };
+        n += k as u64;
+        if n > MAX_FILE_BYTES {
+            return Err(Error::Data(format!(
+                "{origin}: larger than {MAX_FILE_BYTES} bytes; refusing it"
+            )));
+        }
+        hasher.update(&buf[..k]);
+        out.write_all(&buf[..k])
+            .map_err(|e| io_err(dest, "cannot write", e))?;
+    }
+    out.sync_all()
+        .map_err(|e| io_err(dest, "cannot write", e))?;
+    if let Some(c) = checksums::lookup(rel) {
+        let got = checksums::hex(&hasher.finalize());
+        if n != c.size || got != c.sha256 {
+            return Err(Error::Data(format!(
+                "{origin}: checksum mismatch for {rel}: got {n} bytes with sha256 {got}, expected {} bytes with sha256 {}; the file is corrupt or not the known version, so nothing was cached (to use it anyway, put it into the cache folder yourself)",
+                c.size, c.sha256
+            )));
+        }
+    }
+    Ok(n)
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(20)))
+        .timeout_recv_response(Some(Duration::from_secs(60)))
+        .timeout_per_read(Some(Duration::from_secs(60)))
+        .user_agent(concat!("magcl/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
+/// Downloads `url` into `dest`, verified as `rel`.
+fn download(url: &str, dest: &Path, rel: &str) -> Result<Got> {
+    let resp = agent()
+        .get(url)
+        .call()
+        .map_err(|e| Error::Data(format!("{url}: download failed: {e}")))?;
+    let status = resp.status().as_u16();
+    if status == 404 || status == 410 {
+        return Ok(Got::Absent(format!("{url}: not found (HTTP {status})")));
+    }
+    if !(200..300).contains(&status) {
+        return Err(Error::Data(format!(
+            "{url}: download failed: HTTP {status}; nothing was cached"
+        )));
+    }
+    let body = resp.into_body();
+    let len = body.content_length();
+    let bar =
+        indicatif::ProgressBar::with_draw_target(len, indicatif::ProgressDrawTarget::stderr());
+    bar.set_message(url.to_string());
+    let mut reader = bar.wrap_read(body.into_with_config().limit(MAX_FILE_BYTES).reader());
+    let n = copy_verified(&mut reader, dest, rel, url)?;
+    bar.finish_and_clear();
+    if let Some(len) = len {
+        if n != len {
+            return Err(Error::Data(format!(
+                "{url}: received {n} of {len} bytes (connection dropped); nothing was cached"
+            )));
+        }
+    }
+    Ok(Got::Saved)
+}
+
+/// Fetches the file at mirror-layout path `rel` from `place` into `dest`.
+fn fetch_from(place: &Place, rel: &str, dest: &Path) -> Result<Got> {
+    match place {
+        Place::Folder(base) => {
+            let src = base.join(rel);
+            match File::open(&src) {
+                Ok(mut f) => {
+                    copy_verified(&mut f, dest, rel, &src.display().to_string())?;
+                    Ok(Got::Saved)
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Ok(Got::Absent(format!("{}: no such file", src.display())))
+                }
+                Err(e) => Err(io_err(&src, "cannot read", e)),
+            }
+        }
+        Place::Http(base) => download(&format!("{base}/{rel}"), dest, rel),
+    }
+}
+
+/// Fetches `rel` from the mirror, else from `canonical_url`; notes every miss.
+fn fetch_one(cfg: &DataConfig, rel: &str, canonical_url: &str, dest: &Path) -> Result<()> {
+    let mut misses = Vec::new();
+    if let Some(m) = Place::of_mirror(cfg) {
+        match fetch_from(&m, rel, dest)? {
+            Got::Saved => return Ok(()),
+            Got::Absent(why) => misses.push(format!("mirror: {why}")),
+        }
+    }
+    match download(canonical_url, dest, rel) {
+        Ok(Got::Saved) => Ok(()),
+        Ok(Got::Absent(why)) => {
+            misses.push(why);
+            Err(Error::Data(format!(
+                "cannot fetch {rel}: {}",
+                misses.join("; ")
+            )))
+        }
+        Err(e) if !misses.is_empty() => Err(Error::Data(format!(
+            "cannot fetch {rel}: {}; {e}",
+            misses.join("; ")
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// TU
+
+/// Unpacks `NAME_*.txt` entries of a TU zip (directory parts stripped) into `dir`.
+fn unpack_tu_zip(zip_path: &Path, name: &str, dir: &Path) -> Result<usize> {
+    let file = File::open(zip_path).map_err(|e| io_err(zip_path, "cannot read", e))?;
+    let corrupt = |e: &dyn std::fmt::Display| {
+        Error::file(
+            zip_path,
+            format!("not a readable zip archive: {e}; nothing was cached"),
+        )
+    };
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| corrupt(&e))?;
+    let prefix = format!("{name}_");
+    let mut count = 0usize;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let full = entry.name().map_err(|e| corrupt(&e))?.to_string();
+        let base = full
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if !base.starts_with(&prefix) || !base.ends_with(".txt") || base.contains("..") {
+            continue;
+        }
+        let dest = dir.join(&base);
+        if dest.exists() {
+            return Err(Error::file(
+                zip_path,
+                format!("entry {full}: {base} appears twice in the archive"),
+            ));
+        }
+        let origin = format!("{}:{full}", zip_path.display());
+        copy_verified(
+            &mut (&mut entry).take(MAX_FILE_BYTES + 1),
+            &dest,
+            &format!("tu/{name}/{base}"),
+            &origin,
+        )?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Gathers a TU dataset from a mirror into `dir`; `Ok(false)` if the mirror lacks it.
+fn tu_from_mirror(place: &Place, name: &str, dir: &Path) -> Result<Option<String>> {
+    let rel = |s: &str| format!("tu/{name}/{name}_{s}");
+    match place {
+        Place::Folder(base) => {
+            let src = base.join("tu").join(name);
+            if !src.is_dir() {
+                return Ok(Some(format!("mirror: {}: no such folder", src.display())));
+            }
+            if src.join(format!("{name}_A.txt")).is_file() {
+                for s in tu::REQUIRED_FILES.iter().chain(tu::OPTIONAL_FILES.iter()) {
+                    let f = format!("{name}_{s}");
+                    if let Got::Absent(why) = fetch_from(place, &rel(s), &dir.join(&f))? {
+                        if tu::REQUIRED_FILES.contains(s) {
+                            return Err(Error::Data(format!("mirror is incomplete: {why}")));
+                        }
+                    }
+                }
+                return Ok(None);
+            }
+            let zip = src.join(format!("{name}.zip"));
+            if zip.is_file() {
+                unpack_tu_zip(&zip, name, dir)?;
+                return Ok(None);
+            }
+            Ok(Some(format!(
+                "mirror: {}: neither {name}_A.txt nor {name}.zip",
+                src.display()
+            )))
+        }
+        Place::Http(_) => {
+            for s in tu::REQUIRED_FILES.iter().chain(tu::OPTIONAL_FILES.iter()) {
+                let f = format!("{name}_{s}");
+                match fetch_from(place, &rel(s), &dir.join(&f))? {
+                    Got::Saved => {}
+                    Got::Absent(why) if *s == tu::REQUIRED_FILES[0] => {
+                        return Ok(Some(format!("mirror: {why}")))
+                    }
+                    Got::Absent(why) if tu::REQUIRED_FILES.contains(s) => {
+                        return Err(Error::Data(format!("mirror is incomplete: {why}")))
+                    }
+                    Got::Absent(_) => {
+                        // Optional files may be missing; do not leave an empty file.
+                        let _ = fs::remove_file(dir.join(&f));
+                    }
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Makes sure `cache/tu/NAME` is complete and returns it.
+fn ensure_tu(name: &str, cfg: &DataConfig) -> Result<PathBuf> {
+    let parent = cfg.cache_dir.join("tu");
+    let target = parent.join(name);
+    if tu_complete(&target, name) {
+        return Ok(target);
+    }
+    let tmp = temp_dir_in(&parent, name)?;
+    let mut misses = Vec::new();
+    let from_mirror = match Place::of_mirror(cfg) {
+        Some(m) => match tu_from_mirror(&m, name, tmp.path())? {
+            None => true,
+            Some(why) => {
+                misses.push(why);
+                false
+            }
+        },
+        None => false,
+    };
+    if !from_mirror {
+        let url = format!("{TU_URL}/{name}.zip");
+        let zip_tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}.zip.partial-"))
+            .tempfile_in(&parent)
+            .map_err(|e| io_err(&parent, "cannot create a temporary file", e))?;
+        let got =
+            download(&url, zip_tmp.path(), &format!("tu/{name}/{name}.zip")).map_err(|e| {
+                if misses.is_empty() {
+                    e
+                } else {
+                    Error::Data(format!("cannot fetch {name}: {}; {e}", misses.join("; ")))
+                }
+            })?;
+        if let Got::Absent(why) = got {
+            misses.push(why);
+            return Err(Error::Data(format!(
+                "cannot fetch {name}: {}",
+                misses.join("; ")
+            )));
+        }
+        unpack_tu_zip(zip_tmp.path(), name, tmp.path())?;
+    }
+    // Structure check before anything enters the cache.
+    tu::load_tu_dir(tmp.path(), name)?;
+    commit_dir(tmp, &target, |p| tu_complete(p, name))?;
+    Ok(target)
+}
+
+// ---------------------------------------------------------------------------------------
+// Planetoid and npz
+
+fn ensure_planetoid(prefix: &str, cfg: &DataConfig) -> Result<PathBuf> {
+    let parent = cfg.cache_dir.join("planetoid");
+    let target = parent.join(prefix);
+    if planetoid_complete(&target, prefix) {
+        return Ok(target);
+    }
+    let tmp = temp_dir_in(&parent, prefix)?;
+    for s in planetoid::SUFFIXES {
+        let file = format!("ind.{prefix}.{s}");
+        fetch_one(
+            cfg,
+            &format!("planetoid/{file}"),
+            &format!("{PLANETOID_URL}/{file}"),
+            &tmp.path().join(&file),
+        )?;
+    }
+    planetoid::load_planetoid_dir(tmp.path(), prefix, prefix)?;
+    commit_dir(tmp, &target, |p| planetoid_complete(p, prefix))?;
+    Ok(target)
+}
+
+fn ensure_npz(file: &str, cfg: &DataConfig) -> Result<PathBuf> {
+    let parent = cfg.cache_dir.join("npz");
+    let target = parent.join(file);
+    if target.is_file() {
+        return Ok(target);
+    }
+    fs::create_dir_all(&parent).map_err(|e| io_err(&parent, "cannot create cache folder", e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{file}.partial-"))
+        .tempfile_in(&parent)
+        .map_err(|e| io_err(&parent, "cannot create a temporary file", e))?;
+    fetch_one(
+        cfg,
+        &format!("npz/{file}"),
+        &format!("{GNN_BENCHMARK_URL}/{file}"),
+        tmp.path(),
+    )?;
+    let bytes = fs::read(tmp.path()).map_err(|e| io_err(tmp.path(), "cannot read", e))?;
+    npz::parse_gnn_benchmark(file, &target, &bytes)?;
+    match tmp.persist(&target) {
+        Ok(_) => Ok(target),
+        Err(_) if target.is_file() => Ok(target),
+        Err(e) => Err(io_err(
+            &target,
+            "cannot move the fetched file into the cache",
+            e.error,
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_names() {
+        assert_eq!(synthetic_params("synthetic").unwrap(), Some((200, 0)));
+        assert_eq!(synthetic_params("BA-2Motifs:50").unwrap(), Some((50, 0)));
+        assert_eq!(synthetic_params("synthetic:10:7").unwrap(), Some((10, 7)));
+        assert!(synthetic_params("synthetic:x").is_err());
+        assert!(synthetic_params("synthetic:1").is_err());
+        assert_eq!(synthetic_params("MUTAG").unwrap(), None);
+    }
+}

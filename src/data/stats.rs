@@ -1,0 +1,80 @@
+//! Summary statistics of a dataset, as `magcl datasets info` prints them. Edges are
+//! undirected and counted once, after deduplication and self-loop removal.
+use super::features::feature_dim;
+use super::{GraphDataset, NodeDataset};
+use crate::error::Result;
+use serde::Serialize;
+
+/// Statistics of a graph-classification dataset.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GraphStats {
+    pub name: String,
+    /// Always `"graph"`.
+    pub kind: &'static str,
+    pub graphs: usize,
+    pub nodes: usize,
+    pub edges: usize,
+    pub classes: usize,
+    pub avg_nodes: f64,
+    pub avg_edges: f64,
+    /// Feature width under the default `graphcl` features.
+    pub feature_dim: usize,
+    /// Graphs per class index (classes in ascending order of their original label).
+    pub class_counts: Vec<usize>,
+}
+
+/// Statistics of a node-classification dataset. The split sizes are `None` where the
+/// dataset has no public split.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeStats {
+    pub name: String,
+    /// Always `"node"`.
+    pub kind: &'static str,
+    pub nodes: usize,
+    pub edges: usize,
+    pub features: usize,
+    pub classes: usize,
+    pub train: Option<usize>,
+    pub val: Option<usize>,
+    pub test: Option<usize>,
+}
+
+pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
+    let graphs = ds.graphs.len();
+    let nodes = ds.num_nodes();
+    let edges = ds.num_edges();
+    let per = |x: usize| {
+        if graphs == 0 {
+            0.0
+        } else {
+            x as f64 / graphs as f64
+        }
+    };
+    Ok(GraphStats {
+        name: ds.name.clone(),
+        kind: "graph",
+        graphs,
+        nodes,
+        edges,
+        classes: ds.num_classes(),
+        avg_nodes: per(nodes),
+        avg_edges: per(edges),
+        feature_dim: feature_dim(ds, "graphcl")?,
+        class_counts: ds.class_counts(),
+    })
+}
+
+pub fn node_stats(ds: &NodeDataset) -> NodeStats {
+    let split = ds.public_split.as_ref();
+    NodeStats {
+        name: ds.name.clone(),
+        kind: "node",
+        nodes: ds.num_nodes,
+        edges: ds.edges.len(),
+        features: ds.features.cols,
+        classes: ds.num_classes,
+        train: split.map(|s| s.train.len()),
+        val: split.map(|s| s.val.len()),
+        test: split.map(|s| s.test.len()),
+    }
+}
