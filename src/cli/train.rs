@@ -119,11 +119,16 @@ pub fn parse_set(s: &str) -> anyhow::Result<(Vec<String>, serde_json::Value)> {
         anyhow::bail!("--set: empty key in '{s}'");
     }
     let v = v.trim();
-    let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+    let value =
+        serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
     Ok((path, value))
 }
 
-fn insert(map: &mut serde_json::Map<String, serde_json::Value>, path: &[String], value: serde_json::Value) {
+fn insert(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    path: &[String],
+    value: serde_json::Value,
+) {
     if path.len() == 1 {
         map.insert(path[0].clone(), value);
         return;
@@ -140,12 +145,19 @@ fn insert(map: &mut serde_json::Map<String, serde_json::Value>, path: &[String],
 }
 
 fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
-    let parts: Vec<&str> = s.split(|c| c == ',' || c == '-' || c == ':').map(str::trim).collect();
+    let parts: Vec<&str> = s
+        .split(|c| c == ',' || c == '-' || c == ':')
+        .map(str::trim)
+        .collect();
     if parts.len() != 2 {
         anyhow::bail!("{flag} expects LO,HI (inclusive), got '{s}'");
     }
-    let lo: usize = parts[0].parse().with_context(|| format!("{flag}: '{}' is not a count", parts[0]))?;
-    let hi: usize = parts[1].parse().with_context(|| format!("{flag}: '{}' is not a count", parts[1]))?;
+    let lo: usize = parts[0]
+        .parse()
+        .with_context(|| format!("{flag}: '{}' is not a count", parts[0]))?;
+    let hi: usize = parts[1]
+        .parse()
+        .with_context(|| format!("{flag}: '{}' is not a count", parts[1]))?;
     Ok(serde_json::json!([lo, hi]))
 }
 
@@ -166,9 +178,14 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     }
     let method = match &a.method {
         Some(m) => MethodName::parse(m)?,
-        None => anyhow::bail!("--method is required (graphcl, simgrace, adgcl or base); see --help"),
+        None => {
+            anyhow::bail!("--method is required (graphcl, simgrace, adgcl or base); see --help")
+        }
     };
-    let dataset = a.dataset.clone().context("--dataset is required; see `magcl datasets list`")?;
+    let dataset = a
+        .dataset
+        .clone()
+        .context("--dataset is required; see `magcl datasets list`")?;
     if let Some(t) = &a.task {
         let want = match t.as_str() {
             "graph" => crate::experiment::Task::Graph,
@@ -176,7 +193,10 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
             _ => anyhow::bail!("--task expects graph or node, got '{t}'"),
         };
         if want != method.task() {
-            anyhow::bail!("--task {t} does not match method {} (use --method base for node-level runs)", method.as_str());
+            anyhow::bail!(
+                "--task {t} does not match method {} (use --method base for node-level runs)",
+                method.as_str()
+            );
         }
     }
     let mut o = serde_json::Map::new();
@@ -239,7 +259,13 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         let (path, v) = parse_set(s)?;
         insert(&mut o, &path, v);
     }
-    let spec = RunSpec { method: Some(method), dataset, seed: a.seed, preset: a.preset.clone(), overrides: o };
+    let spec = RunSpec {
+        method: Some(method),
+        dataset,
+        seed: a.seed,
+        preset: a.preset.clone(),
+        overrides: o,
+    };
     Ok(RunConfig::resolve(&spec)?)
 }
 
@@ -247,7 +273,9 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
 pub fn set_threads(threads: Option<usize>) {
     if let Some(n) = threads.filter(|&n| n > 0) {
         tch::set_num_threads(n as i32);
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
     }
 }
 
@@ -275,9 +303,22 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     } else {
         o.epoch_seconds.iter().sum::<f64>() / o.epoch_seconds.len() as f64
     };
-    println!("{} · {} · MA {} · seed {} · {} · {}", cfg.dataset, cfg.method.as_str(), record.ma, cfg.seed, cfg.evaluator, o.device);
+    println!(
+        "{} · {} · MA {} · seed {} · {} · {}",
+        cfg.dataset,
+        cfg.method.as_str(),
+        record.ma,
+        cfg.seed,
+        cfg.evaluator,
+        o.device
+    );
     match o.accuracy_std_folds {
-        Some(sd) => println!("accuracy   {:.2} % (± {:.2} over {} folds)", o.accuracy, sd, o.fold_accuracies.len()),
+        Some(sd) => println!(
+            "accuracy   {:.2} % (± {:.2} over {} folds)",
+            o.accuracy,
+            sd,
+            o.fold_accuracies.len()
+        ),
         None => println!("accuracy   {:.2} %", o.accuracy),
     }
     if let Some(v) = o.val_accuracy {
@@ -293,9 +334,16 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         "time       train {:.2} s ({:.4} s/epoch over {} epochs), eval {:.2} s",
         o.train_seconds, per_epoch, o.epochs, o.eval_seconds
     );
-    println!("memory     peak RSS {:.0} MB", o.peak_rss_bytes as f64 / 1e6);
+    println!(
+        "memory     peak RSS {:.0} MB",
+        o.peak_rss_bytes as f64 / 1e6
+    );
     if let Some(p) = &a.save_embeddings {
-        println!("embeddings {} (labels: {})", p.display(), runner::labels_path(p).display());
+        println!(
+            "embeddings {} (labels: {})",
+            p.display(),
+            runner::labels_path(p).display()
+        );
     }
     Ok(())
 }

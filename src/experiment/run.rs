@@ -70,8 +70,16 @@ pub fn resolve_device(s: &str) -> Result<Device> {
                 Some(rest) => rest
                     .strip_prefix(':')
                     .and_then(|n| n.parse::<usize>().ok())
-                    .ok_or_else(|| Error::Config(format!("bad device '{s}': expected auto, cpu, cuda or cuda:N")))?,
-                None => return Err(Error::Config(format!("bad device '{s}': expected auto, cpu, cuda or cuda:N"))),
+                    .ok_or_else(|| {
+                        Error::Config(format!(
+                            "bad device '{s}': expected auto, cpu, cuda or cuda:N"
+                        ))
+                    })?,
+                None => {
+                    return Err(Error::Config(format!(
+                        "bad device '{s}': expected auto, cpu, cuda or cuda:N"
+                    )))
+                }
             };
             if !tch::Cuda::is_available() {
                 return Err(Error::Config(format!(
@@ -136,16 +144,30 @@ pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
         .graphs
         .into_iter()
         .zip(feats.x)
-        .map(|(g, x)| GraphView { num_nodes: g.num_nodes, edges: g.edges, x })
+        .map(|(g, x)| GraphView {
+            num_nodes: g.num_nodes,
+            edges: g.edges,
+            x,
+        })
         .collect();
-    Ok(GraphData { views, labels, dim: feats.dim })
+    Ok(GraphData {
+        views,
+        labels,
+        dim: feats.dim,
+    })
 }
 
 fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
     cfg.evaluator.parse::<Evaluator>()
 }
 
-fn save_embeddings(path: &std::path::Path, x: &[f32], n: usize, d: usize, labels: &[u32]) -> Result<()> {
+fn save_embeddings(
+    path: &std::path::Path,
+    x: &[f32],
+    n: usize,
+    d: usize,
+    labels: &[u32],
+) -> Result<()> {
     eval::npy::write_f32_matrix(path, x, n, d)?;
     let lp = labels_path(path);
     let y: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
@@ -154,18 +176,37 @@ fn save_embeddings(path: &std::path::Path, x: &[f32], n: usize, d: usize, labels
 
 /// `X.npy` → `X.labels.npy`.
 pub fn labels_path(path: &std::path::Path) -> PathBuf {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
     path.with_file_name(format!("{stem}.labels.npy"))
 }
 
-fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &DataConfig) -> Result<RunOutcome> {
+fn run_graph(
+    cfg: &RunConfig,
+    opts: &RunOptions,
+    device: Device,
+    data_cfg: &DataConfig,
+) -> Result<RunOutcome> {
     let data = graph_data(cfg, data_cfg)?;
     let ev = evaluator(cfg)?;
-    let lc = LoopConfig { epochs: cfg.epochs, batch_size: cfg.batch_size, seed: cfg.seed, progress: opts.progress };
+    let lc = LoopConfig {
+        epochs: cfg.epochs,
+        batch_size: cfg.batch_size,
+        seed: cfg.seed,
+        progress: opts.progress,
+    };
     let n = data.views.len();
     let t0 = Instant::now();
     let mut eval_seconds = 0.0;
-    let (log, emb, d, result, selected): (TrainLog, Vec<f32>, usize, eval::CvResult, Option<usize>) = match cfg.method {
+    let (log, emb, d, result, selected): (
+        TrainLog,
+        Vec<f32>,
+        usize,
+        eval::CvResult,
+        Option<usize>,
+    ) = match cfg.method {
         MethodName::Graphcl | MethodName::Simgrace => {
             let mut m: Box<dyn GraphMethod> = if cfg.method == MethodName::Graphcl {
                 Box::new(GraphCl::new(cfg, data.dim, device)?)
@@ -182,7 +223,12 @@ fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &Data
         MethodName::Adgcl => {
             // Evaluate every `eval_interval` epochs with the validation protocol; keep the
             // epoch with the best mean validation accuracy (first on ties).
-            let interval = cfg.adgcl.as_ref().map(|a| a.eval_interval).unwrap_or(5).max(1);
+            let interval = cfg
+                .adgcl
+                .as_ref()
+                .map(|a| a.eval_interval)
+                .unwrap_or(5)
+                .max(1);
             let mut m = AdGcl::new(cfg, data.dim, device)?;
             let mut best: Option<(f64, usize, Vec<f32>, usize, eval::CvResult)> = None;
             let log = train_graph_method(&mut m, &data, &lc, |epoch, m: &AdGcl| {
@@ -191,7 +237,8 @@ fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &Data
                 }
                 let te = Instant::now();
                 let (emb, d) = m.embed(&data)?;
-                let r = eval::evaluate_with_validation(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
+                let r =
+                    eval::evaluate_with_validation(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
                 eval_seconds += te.elapsed().as_secs_f64();
                 let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
                 if best.as_ref().is_none_or(|b| val > b.0) {
@@ -199,7 +246,8 @@ fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &Data
                 }
                 Ok(())
             })?;
-            let (_, epoch, emb, d, r) = best.ok_or_else(|| Error::Numeric("AD-GCL ran no evaluation".into()))?;
+            let (_, epoch, emb, d, r) =
+                best.ok_or_else(|| Error::Numeric("AD-GCL ran no evaluation".into()))?;
             (log, emb, d, r, Some(epoch))
         }
         MethodName::Base => return Err(Error::Config("method base is node-level".into())),
@@ -224,9 +272,17 @@ fn run_graph(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &Data
     })
 }
 
-fn run_node(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &DataConfig) -> Result<RunOutcome> {
+fn run_node(
+    cfg: &RunConfig,
+    opts: &RunOptions,
+    device: Device,
+    data_cfg: &DataConfig,
+) -> Result<RunOutcome> {
     let ds = data::load_node_dataset(&cfg.dataset, data_cfg)?;
-    let node = cfg.node.clone().ok_or_else(|| Error::Config("node settings missing".into()))?;
+    let node = cfg
+        .node
+        .clone()
+        .ok_or_else(|| Error::Config("node settings missing".into()))?;
     let split = match node.split.as_str() {
         "public" => ds.public_split.clone().ok_or_else(|| {
             Error::Config(format!(
@@ -243,10 +299,21 @@ fn run_node(cfg: &RunConfig, opts: &RunOptions, device: Device, data_cfg: &DataC
     let train_seconds = t0.elapsed().as_secs_f64();
     let te = Instant::now();
     let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
-    let zc = z.to_device(Device::Cpu).to_kind(tch::Kind::Float).contiguous();
+    let zc = z
+        .to_device(Device::Cpu)
+        .to_kind(tch::Kind::Float)
+        .contiguous();
     let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
     let x = Vec::<f32>::try_from(zc.flatten(0, -1))?;
-    let mut nmis = eval::cluster::kmeans_nmi(&x, n, d, &ds.labels, ds.num_classes, node.kmeans_restarts.max(1), cfg.seed)?;
+    let mut nmis = eval::cluster::kmeans_nmi(
+        &x,
+        n,
+        d,
+        &ds.labels,
+        ds.num_classes,
+        node.kmeans_restarts.max(1),
+        cfg.seed,
+    )?;
     nmis.sort_by(|a, b| a.total_cmp(b));
     let nmi = median(&nmis);
     let eval_seconds = te.elapsed().as_secs_f64();

@@ -13,7 +13,7 @@ use crate::rng::{self, streams};
 
 pub mod adgcl;
 pub mod graphcl;
-// pub mod node;
+pub mod node;
 pub mod simgrace;
 
 /// A graph-classification dataset ready for training: one view per graph (features

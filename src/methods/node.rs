@@ -55,7 +55,11 @@ impl NodeModel {
             .node
             .clone()
             .ok_or_else(|| Error::Config("a node-level run needs the [node] settings".into()))?;
-        let propagation = if node.preset == "paper" { Propagation::Paper } else { Propagation::Code };
+        let propagation = if node.preset == "paper" {
+            Propagation::Paper
+        } else {
+            Propagation::Code
+        };
         let x = ds.features.row_normalized();
         let features = Features {
             matrix: sparse_from_csr(x.rows, x.cols, &x.indptr, &x.indices, &x.data, device),
@@ -71,10 +75,13 @@ impl NodeModel {
             propagation,
             cfg.ma.pi,
         );
-        let projector = cfg
-            .loss
-            .projector
-            .then(|| NodeProjector::new(&(&root / "projector"), cfg.hidden as i64, node.proj_hidden as i64));
+        let projector = cfg.loss.projector.then(|| {
+            NodeProjector::new(
+                &(&root / "projector"),
+                cfg.hidden as i64,
+                node.proj_hidden as i64,
+            )
+        });
         let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
         let mut src = Vec::with_capacity(2 * ds.edges.len());
         let mut dst = Vec::with_capacity(2 * ds.edges.len());
@@ -111,7 +118,11 @@ impl NodeModel {
         let keep = Tensor::from_slice(&keep).to_device(self.device());
         let mask = feature_column_mask(self.num_features, self.node.feature_drop[v], &mut r);
         (
-            view_graph(self.src.index_select(0, &keep), self.dst.index_select(0, &keep), self.num_nodes),
+            view_graph(
+                self.src.index_select(0, &keep),
+                self.dst.index_select(0, &keep),
+                self.num_nodes,
+            ),
             Tensor::from_slice(&mask).to_device(self.device()),
         )
     }
@@ -121,8 +132,12 @@ impl NodeModel {
         let (g1, m1) = self.view(epoch, 0);
         let (g2, m2) = self.view(epoch, 1);
         let (k1, k2) = self.sampler.sample(epoch as u64);
-        let mut z1 = self.encoder.forward(&self.features, Some(&m1), &g1, &k1, true);
-        let mut z2 = self.encoder.forward(&self.features, Some(&m2), &g2, &k2, true);
+        let mut z1 = self
+            .encoder
+            .forward(&self.features, Some(&m1), &g1, &k1, true);
+        let mut z2 = self
+            .encoder
+            .forward(&self.features, Some(&m2), &g2, &k2, true);
         if let Some(p) = &self.projector {
             z1 = p.forward(&z1);
             z2 = p.forward(&z2);
@@ -157,7 +172,11 @@ impl NodeModel {
     /// layer, full graph, unmasked features, no projector).
     pub fn embed(&self) -> Tensor {
         tch::no_grad(|| {
-            let g = view_graph(self.src.shallow_clone(), self.dst.shallow_clone(), self.num_nodes);
+            let g = view_graph(
+                self.src.shallow_clone(),
+                self.dst.shallow_clone(),
+                self.num_nodes,
+            );
             let k = vec![self.node.eval_k; 2];
             self.encoder.forward(&self.features, None, &g, &k, false)
         })
@@ -171,39 +190,67 @@ pub fn random_split(n: usize, seed: u64) -> Split {
     let mut perm: Vec<u32> = (0..n as u32).collect();
     perm.shuffle(&mut rng::stream(seed, &[streams::SPLIT]));
     let t = n / 10;
-    Split { train: perm[..t].to_vec(), val: perm[t..2 * t].to_vec(), test: perm[2 * t..].to_vec() }
+    Split {
+        train: perm[..t].to_vec(),
+        val: perm[t..2 * t].to_vec(),
+        test: perm[2 * t..].to_vec(),
+    }
 }
 
 /// Logistic-regression evaluation (SPEC §6): one linear layer (Xavier weight, zero bias),
 /// Adam lr 0.01, no weight decay, `steps` full-batch steps on the training nodes; every 20
 /// steps validation and test accuracy; returns (test accuracy at the strictly best
 /// validation accuracy, that validation accuracy), in percent.
-pub fn logreg_accuracy(z: &Tensor, labels: &[u32], num_classes: usize, split: &Split, steps: usize, seed: u64) -> Result<(f64, f64)> {
+pub fn logreg_accuracy(
+    z: &Tensor,
+    labels: &[u32],
+    num_classes: usize,
+    split: &Split,
+    steps: usize,
+    seed: u64,
+) -> Result<(f64, f64)> {
     let device = z.device();
     let z = z.detach().to_kind(Kind::Float);
-    let y = Tensor::from_slice(&labels.iter().map(|&l| l as i64).collect::<Vec<_>>()).to_device(device);
-    let idx = |v: &[u32]| Tensor::from_slice(&v.iter().map(|&i| i as i64).collect::<Vec<_>>()).to_device(device);
+    let y =
+        Tensor::from_slice(&labels.iter().map(|&l| l as i64).collect::<Vec<_>>()).to_device(device);
+    let idx = |v: &[u32]| {
+        Tensor::from_slice(&v.iter().map(|&i| i as i64).collect::<Vec<_>>()).to_device(device)
+    };
     let (tr, va, te) = (idx(&split.train), idx(&split.val), idx(&split.test));
     if split.train.is_empty() || split.val.is_empty() || split.test.is_empty() {
-        return Err(Error::Config("the node split has an empty train, validation or test part".into()));
+        return Err(Error::Config(
+            "the node split has an empty train, validation or test part".into(),
+        ));
     }
     tch::manual_seed(rng::derive(seed, &[streams::EVAL]) as i64 & i64::MAX);
     let vs = nn::VarStore::new(device);
     let d = z.size()[1];
-    let lin = crate::nn::mlp::linear(vs.root() / "classifier", d, num_classes as i64, crate::nn::Init::XavierZeroBias);
+    let lin = crate::nn::mlp::linear(
+        vs.root() / "classifier",
+        d,
+        num_classes as i64,
+        crate::nn::Init::XavierZeroBias,
+    );
     let mut opt = adam(&vs, 0.01, 0.0)?;
     let (ztr, ytr) = (z.index_select(0, &tr), y.index_select(0, &tr));
     let acc = |rows: &Tensor| -> f64 {
         tch::no_grad(|| {
             use tch::nn::Module;
             let pred = lin.forward(&z.index_select(0, rows)).argmax(1, false);
-            pred.eq_tensor(&y.index_select(0, rows)).to_kind(Kind::Double).mean(Kind::Double).double_value(&[]) * 100.0
+            pred.eq_tensor(&y.index_select(0, rows))
+                .to_kind(Kind::Double)
+                .mean(Kind::Double)
+                .double_value(&[])
+                * 100.0
         })
     };
     let (mut best_val, mut best_test) = (f64::NEG_INFINITY, 0.0);
     for it in 0..steps {
         use tch::nn::Module;
-        let loss = lin.forward(&ztr).log_softmax(-1, Kind::Float).nll_loss(&ytr);
+        let loss = lin
+            .forward(&ztr)
+            .log_softmax(-1, Kind::Float)
+            .nll_loss(&ytr);
         opt.zero_grad();
         loss.backward();
         opt.step();
@@ -252,7 +299,13 @@ mod tests {
             name: "toy".into(),
             num_nodes: n,
             edges,
-            features: CsrMatrix { rows: n, cols: 20, indptr, indices, data },
+            features: CsrMatrix {
+                rows: n,
+                cols: 20,
+                indptr,
+                indices,
+                data,
+            },
             labels: (0..n as u32).map(|u| u % 2).collect(),
             num_classes: 2,
             public_split: None,
@@ -260,7 +313,13 @@ mod tests {
     }
 
     fn config(preset: &str, ma: bool) -> RunConfig {
-        let mut spec = RunSpec { method: Some(MethodName::Base), dataset: "toy".into(), seed: 2, preset: Some(preset.into()), ..Default::default() };
+        let mut spec = RunSpec {
+            method: Some(MethodName::Base),
+            dataset: "toy".into(),
+            seed: 2,
+            preset: Some(preset.into()),
+            ..Default::default()
+        };
         spec.overrides = serde_json::from_value(serde_json::json!({"ma": {"enabled": ma}, "hidden": 16, "epochs": 30, "lr": 0.01, "node": {"proj_hidden": 16, "loss_block_rows": 7}})).unwrap();
         RunConfig::resolve(&spec).unwrap()
     }
@@ -272,16 +331,22 @@ mod tests {
             let cfg = config(preset, ma);
             let go = || {
                 let _g = crate::rng::torch_lock();
-        tch::manual_seed(5);
+                tch::manual_seed(5);
                 let mut m = NodeModel::new(&cfg, &ds, Device::Cpu).unwrap();
                 let log = m.train(cfg.epochs, false).unwrap();
-                (log.epoch_losses, Vec::<f32>::try_from(m.embed().flatten(0, -1)).unwrap())
+                (
+                    log.epoch_losses,
+                    Vec::<f32>::try_from(m.embed().flatten(0, -1)).unwrap(),
+                )
             };
             let (l1, e1) = go();
             let (l2, e2) = go();
             assert_eq!(l1, l2, "{preset} {ma}");
             assert_eq!(e1, e2);
-            assert!(l1.last().unwrap() < l1.first().unwrap(), "loss decreases: {l1:?}");
+            assert!(
+                l1.last().unwrap() < l1.first().unwrap(),
+                "loss decreases: {l1:?}"
+            );
         }
         let cfg = config("code", true);
         let _g = crate::rng::torch_lock();

@@ -1,0 +1,182 @@
+//! The nested cross-validation protocol shared by all evaluators: for each outer split,
+//! grid-search C by scikit-learn-exact unshuffled stratified 5-fold CV on the training
+//! part, refit on the whole training part with the best C, score validation and test.
+use rayon::prelude::*;
+
+use super::folds::sklearn_stratified_kfold;
+use super::linalg::{squared_distances, Features};
+use super::linear::{linear_path, LinearKind};
+use super::svc::{gamma_scale, RbfPath, SqDist};
+use super::{Evaluator, C_GRID, INNER_FOLDS};
+use crate::error::{Error, Result};
+
+/// One outer split: the samples to fit on (in this order), to validate on, to test on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    pub train: Vec<usize>,
+    pub val: Vec<usize>,
+    pub test: Vec<usize>,
+}
+
+/// What one outer split produced.
+#[derive(Clone, Debug)]
+pub struct FoldOutcome {
+    pub best_c: f64,
+    /// mean inner-CV accuracy (fraction) per C of the grid
+    pub inner_mean: Vec<f64>,
+    pub val_correct: usize,
+    pub test_correct: usize,
+}
+
+/// Features and, for the RBF SVM, squared distances the splits may share.
+enum Shared {
+    Rbf { f: Features, d2: Vec<f32> },
+    Linear { f: Features },
+}
+
+fn kind_of(ev: Evaluator) -> Option<LinearKind> {
+    match ev {
+        Evaluator::SvcRbf => None,
+        Evaluator::LinearSvc => Some(LinearKind::SquaredHinge),
+        Evaluator::LogReg => Some(LinearKind::Logistic),
+    }
+}
+
+/// Fit on `fit` for each C in `cs` and predict `evals`; `None` if `fit` has one class.
+fn path(
+    ev: Evaluator,
+    f: &Features,
+    d2: Option<&SqDist<'_>>,
+    y: &[u32],
+    fit: &[usize],
+    evals: &[usize],
+    cs: &[f64],
+) -> Option<Vec<Vec<u32>>> {
+    match (kind_of(ev), d2) {
+        (Some(kind), _) => linear_path(kind, f, y, fit, evals, cs),
+        (None, Some(d2)) => {
+            let gamma = gamma_scale(f.variance_of_rows(fit), f.d);
+            let mut p = RbfPath::new(d2, y, fit, gamma)?;
+            let kt = p.test_kernel(d2, evals);
+            Some(
+                cs.iter()
+                    .map(|&c| {
+                        p.solve(c);
+                        p.predict(&kt)
+                    })
+                    .collect(),
+            )
+        }
+        (None, None) => None,
+    }
+}
+
+fn count_correct(pred: &[u32], y: &[u32], idx: &[usize]) -> usize {
+    pred.iter().zip(idx).filter(|(p, &i)| **p == y[i]).count()
+}
+
+/// Grid search + refit for one outer split on prepared features.
+fn run_split(
+    ev: Evaluator,
+    f: &Features,
+    d2: Option<&SqDist<'_>>,
+    y: &[u32],
+    split: &Split,
+) -> Result<FoldOutcome> {
+    let ytr: Vec<u32> = split.train.iter().map(|&i| y[i]).collect();
+    let inner = sklearn_stratified_kfold(&ytr, INNER_FOLDS)?;
+    let mut acc = vec![vec![f64::NAN; INNER_FOLDS]; C_GRID.len()];
+    for fold in 0..INNER_FOLDS {
+        let fit: Vec<usize> = split
+            .train
+            .iter()
+            .zip(&inner)
+            .filter(|(_, &g)| g != fold)
+            .map(|(&i, _)| i)
+            .collect();
+        let held: Vec<usize> = split
+            .train
+            .iter()
+            .zip(&inner)
+            .filter(|(_, &g)| g == fold)
+            .map(|(&i, _)| i)
+            .collect();
+        // a fit on one class fails in scikit-learn too: its scores stay NaN
+        if let Some(preds) = path(ev, f, d2, y, &fit, &held, &C_GRID) {
+            for (ci, p) in preds.iter().enumerate() {
+                acc[ci][fold] = count_correct(p, y, &held) as f64 / held.len().max(1) as f64;
+            }
+        }
+    }
+    // GridSearchCV: mean over splits (summed in order), best = first maximum; NaN ranks last
+    let inner_mean: Vec<f64> = acc
+        .iter()
+        .map(|a| a.iter().fold(0.0, |s, v| s + v) / INNER_FOLDS as f64)
+        .collect();
+    let mut best = 0;
+    for (ci, &m) in inner_mean.iter().enumerate() {
+        let cur = inner_mean[best];
+        if !m.is_nan() && (cur.is_nan() || m > cur) {
+            best = ci;
+        }
+    }
+    let best_c = C_GRID[best];
+    let evals: Vec<usize> = split.val.iter().chain(&split.test).copied().collect();
+    let pred = path(ev, f, d2, y, &split.train, &evals, &[best_c])
+        .and_then(|mut v| v.pop())
+        .ok_or_else(|| {
+            Error::Config("an outer training part holds a single class; cannot fit".into())
+        })?;
+    let (pv, pt) = pred.split_at(split.val.len());
+    Ok(FoldOutcome {
+        best_c,
+        inner_mean,
+        val_correct: count_correct(pv, y, &split.val),
+        test_correct: count_correct(pt, y, &split.test),
+    })
+}
+
+/// Run the nested protocol on explicit splits (in parallel over splits). With
+/// `standardize`, features are standardised with the mean and standard deviation of each
+/// split's training part (applied to all samples) before anything else.
+pub fn run_splits(
+    ev: Evaluator,
+    x: &Features,
+    y: &[u32],
+    splits: &[Split],
+    standardize: bool,
+) -> Result<Vec<FoldOutcome>> {
+    let shared = if standardize {
+        None
+    } else if ev == Evaluator::SvcRbf {
+        Some(Shared::Rbf {
+            f: x.clone(),
+            d2: squared_distances(x),
+        })
+    } else {
+        Some(Shared::Linear { f: x.clone() })
+    };
+    splits
+        .par_iter()
+        .map(|split| match &shared {
+            Some(Shared::Rbf { f, d2 }) => {
+                let d2 = SqDist { n: f.n, data: d2 };
+                run_split(ev, f, Some(&d2), y, split)
+            }
+            Some(Shared::Linear { f }) => run_split(ev, f, None, y, split),
+            None => {
+                let f = x.standardized(&split.train);
+                if ev == Evaluator::SvcRbf {
+                    let data = squared_distances(&f);
+                    let d2 = SqDist {
+                        n: f.n,
+                        data: &data,
+                    };
+                    run_split(ev, &f, Some(&d2), y, split)
+                } else {
+                    run_split(ev, &f, None, y, split)
+                }
+            }
+        })
+        .collect()
+}

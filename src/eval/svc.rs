@@ -1,0 +1,226 @@
+//! RBF-kernel C-SVC with scikit-learn's `SVC()` defaults: `gamma = 'scale'`
+//! (`1 / (d · Var(X_fit))`, population variance over all entries of the fit's matrix),
+//! `tol = 1e-3`, shrinking on, one-vs-one for more than two classes.
+//!
+//! Class handling follows the libsvm that scikit-learn bundles: classes sorted by label
+//! value; the fit's samples are grouped by class (index order kept within a class); the
+//! pair (a, b), a < b, is trained with class a as +1; a test sample votes for a if the
+//! pair's decision value is > 0, else for b; the prediction is the first class with the
+//! most votes.
+//!
+//! All kernel values come from one precomputed matrix of squared distances, so a fit only
+//! costs `exp(−γ·D²)` over its samples; the solver state is kept between the values of a
+//! C grid (ascending) and warm-starts each next C.
+use super::smo::{KernelRef, Smo};
+
+/// libsvm's default stopping tolerance as scikit-learn passes it.
+pub const TOL: f64 = 1e-3;
+
+/// Squared distances between all samples (`n × n`, row-major, f32).
+pub struct SqDist<'a> {
+    pub n: usize,
+    pub data: &'a [f32],
+}
+
+impl SqDist<'_> {
+    #[inline]
+    fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.n..(i + 1) * self.n]
+    }
+}
+
+struct Pair {
+    a: usize,
+    b: usize,
+    /// positions in the fit's class-grouped order
+    pos: Vec<usize>,
+    /// own copy of the kernel block when the two classes are not adjacent
+    own: Option<Vec<f32>>,
+    /// offset of the block in the fit kernel when they are
+    offset: usize,
+    smo: Smo,
+}
+
+/// One fit (a set of training samples and a γ) whose C can be raised step by step.
+pub struct RbfPath {
+    classes: Vec<u32>,
+    /// global sample index for each position (grouped by class, index order within)
+    order: Vec<usize>,
+    gamma: f64,
+    k: Vec<f32>,
+    pairs: Vec<Pair>,
+}
+
+impl RbfPath {
+    /// Prepare the fit on `fit` (global indices, in the caller's order) with labels `y`
+    /// (global) and kernel width `gamma`. Returns `None` when `fit` holds fewer than two
+    /// classes (libsvm refuses such a problem).
+    pub fn new(d2: &SqDist<'_>, y: &[u32], fit: &[usize], gamma: f64) -> Option<Self> {
+        let mut classes: Vec<u32> = fit.iter().map(|&i| y[i]).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        if classes.len() < 2 {
+            return None;
+        }
+        let mut order = Vec::with_capacity(fit.len());
+        let mut start = Vec::with_capacity(classes.len() + 1);
+        for &c in &classes {
+            start.push(order.len());
+            order.extend(fit.iter().copied().filter(|&i| y[i] == c));
+        }
+        start.push(order.len());
+        let m = order.len();
+        let mut k = vec![0f32; m * m];
+        for (r, &gi) in order.iter().enumerate() {
+            let drow = d2.row(gi);
+            let krow = &mut k[r * m..(r + 1) * m];
+            for (kv, &gj) in krow.iter_mut().zip(&order) {
+                *kv = (-(gamma * f64::from(drow[gj])) as f32).exp();
+            }
+        }
+        let mut pairs = Vec::new();
+        for a in 0..classes.len() {
+            for b in a + 1..classes.len() {
+                let mut pos: Vec<usize> = (start[a]..start[a + 1]).collect();
+                pos.extend(start[b]..start[b + 1]);
+                let adjacent = b == a + 1;
+                let own = if adjacent {
+                    None
+                } else {
+                    let mp = pos.len();
+                    let mut o = vec![0f32; mp * mp];
+                    for (r, &p) in pos.iter().enumerate() {
+                        let src = &k[p * m..(p + 1) * m];
+                        for (v, &q) in o[r * mp..(r + 1) * mp].iter_mut().zip(&pos) {
+                            *v = src[q];
+                        }
+                    }
+                    Some(o)
+                };
+                let ylab: Vec<f64> = pos
+                    .iter()
+                    .map(|&p| if p < start[a + 1] { 1.0 } else { -1.0 })
+                    .collect();
+                let offset = start[a] * m + start[a];
+                let kr = block(&k, m, &own, offset, pos.len());
+                let smo = Smo::new(kr, &ylab);
+                pairs.push(Pair {
+                    a,
+                    b,
+                    pos,
+                    own,
+                    offset,
+                    smo,
+                });
+            }
+        }
+        Some(RbfPath {
+            classes,
+            order,
+            gamma,
+            k,
+            pairs,
+        })
+    }
+
+    /// Solve every pair for box constraint `c` (warm-started from the previous, smaller c).
+    pub fn solve(&mut self, c: f64) {
+        let m = self.order.len();
+        let k = &self.k;
+        for p in &mut self.pairs {
+            let kr = block(k, m, &p.own, p.offset, p.pos.len());
+            p.smo.solve(kr, c, TOL, true);
+        }
+    }
+
+    /// Kernel values between the samples `eval` and the fit's samples (`|eval| × m`).
+    pub fn test_kernel(&self, d2: &SqDist<'_>, eval: &[usize]) -> Vec<f32> {
+        let m = self.order.len();
+        let mut out = vec![0f32; eval.len() * m];
+        for (r, &gi) in eval.iter().enumerate() {
+            let drow = d2.row(gi);
+            for (v, &gj) in out[r * m..(r + 1) * m].iter_mut().zip(&self.order) {
+                *v = (-(self.gamma * f64::from(drow[gj])) as f32).exp();
+            }
+        }
+        out
+    }
+
+    /// Predicted labels of the rows of a [`test_kernel`](Self::test_kernel) matrix.
+    pub fn predict(&self, kt: &[f32]) -> Vec<u32> {
+        let m = self.order.len();
+        let nc = self.classes.len();
+        let rows = if m == 0 { 0 } else { kt.len() / m };
+        // coefficients α_t y_t per pair, only for support vectors
+        let coefs: Vec<Vec<(usize, f64)>> = self
+            .pairs
+            .iter()
+            .map(|p| {
+                p.pos
+                    .iter()
+                    .zip(p.smo.alpha().iter().zip(p.smo.y()))
+                    .filter(|(_, (a, _))| **a > 0.0)
+                    .map(|(&q, (a, y))| (q, a * y))
+                    .collect()
+            })
+            .collect();
+        let mut out = Vec::with_capacity(rows);
+        let mut votes = vec![0usize; nc];
+        for r in 0..rows {
+            let kr = &kt[r * m..(r + 1) * m];
+            votes.iter_mut().for_each(|v| *v = 0);
+            for (p, cf) in self.pairs.iter().zip(&coefs) {
+                let mut s = 0.0;
+                for &(q, c) in cf {
+                    s += c * f64::from(kr[q]);
+                }
+                s -= p.smo.rho();
+                if s > 0.0 {
+                    votes[p.a] += 1;
+                } else {
+                    votes[p.b] += 1;
+                }
+            }
+            let mut best = 0;
+            for c in 1..nc {
+                if votes[c] > votes[best] {
+                    best = c;
+                }
+            }
+            out.push(self.classes[best]);
+        }
+        out
+    }
+
+    /// Total SMO iterations so far (all pairs).
+    pub fn iterations(&self) -> usize {
+        self.pairs.iter().map(|p| p.smo.iterations).sum()
+    }
+}
+
+fn block<'a>(
+    k: &'a [f32],
+    m: usize,
+    own: &'a Option<Vec<f32>>,
+    offset: usize,
+    mp: usize,
+) -> KernelRef<'a> {
+    match own {
+        Some(o) => KernelRef::full(o, mp),
+        None => KernelRef {
+            data: k,
+            stride: m,
+            offset,
+            m: mp,
+        },
+    }
+}
+
+/// scikit-learn's `gamma='scale'`: `1 / (d · X.var())`, or 1 when the variance is 0.
+pub fn gamma_scale(var: f64, d: usize) -> f64 {
+    if var == 0.0 || d == 0 {
+        1.0
+    } else {
+        1.0 / (d as f64 * var)
+    }
+}
