@@ -39,7 +39,8 @@ pub fn sample_std(xs: &[f64]) -> Option<f64> {
 
 /// The `p`-quantile of Student's t distribution with `df` degrees of freedom.
 pub fn t_quantile(p: f64, df: f64) -> Option<f64> {
-    if !(p > 0.0 && p < 1.0) || !(df > 0.0) {
+    let valid = p > 0.0 && p < 1.0 && df > 0.0;
+    if !valid {
         return None;
     }
     let t = StudentsT::new(0.0, 1.0, df).ok()?;
@@ -48,7 +49,7 @@ pub fn t_quantile(p: f64, df: f64) -> Option<f64> {
 
 /// Two-sided p-value of a t statistic with `df` degrees of freedom.
 pub fn t_two_sided_p(t: f64, df: f64) -> Option<f64> {
-    if t.is_nan() || !(df > 0.0) {
+    if t.is_nan() || df.is_nan() || df <= 0.0 {
         return None;
     }
     if t.is_infinite() {
