@@ -1157,7 +1157,15 @@ impl Filter {
             "method" => MethodName::parse(wanted)
                 .map(|m| m.as_str() == actual)
                 .unwrap_or(false),
-            "dataset" | "ma" => wanted.eq_ignore_ascii_case(actual),
+            "dataset" => wanted.eq_ignore_ascii_case(actual),
+            // `ma=ARS` also matches `ARS gin+filter` (the tricks without the GIN mode).
+            "ma" => {
+                wanted.eq_ignore_ascii_case(actual)
+                    || actual
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|t| t.eq_ignore_ascii_case(wanted))
+            }
             _ => wanted == actual,
         }
     }
@@ -1298,6 +1306,10 @@ ma.pi = [0.1, 0.9]
         f.add("dataset=MUTAG,seed=0,1").unwrap();
         let cells = f.apply(s.cells.clone()).unwrap();
         assert_eq!(cells.len(), 4);
+        f.add("ma=ARS").unwrap();
+        let cells = f.apply(s.cells.clone()).unwrap();
+        assert_eq!(cells.len(), 2);
+        assert!(cells.iter().all(|c| c.ma_label() == "ARS gin+filter"));
         let mut f = Filter::default();
         f.add("dataset=Cora").unwrap();
         assert!(f.apply(s.cells.clone()).is_err());
