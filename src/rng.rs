@@ -37,23 +37,6 @@ pub mod streams {
     pub const TORCH: u64 = 10;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::Rng as _;
-
-    #[test]
-    fn streams_are_reproducible_and_distinct() {
-        let a: u64 = stream(7, &[3, 1, 2]).gen();
-        let b: u64 = stream(7, &[3, 1, 2]).gen();
-        let c: u64 = stream(7, &[3, 2, 1]).gen();
-        let d: u64 = stream(8, &[3, 1, 2]).gen();
-        assert_eq!(a, b);
-        assert_ne!(a, c);
-        assert_ne!(a, d);
-    }
-}
-
 /// A tensor of i.i.d. N(0, 1) draws from the stream `(seed, keys)`, made on the CPU and
 /// moved to `device`: the same numbers on every device and whatever else uses libtorch's
 /// global generator.
@@ -92,4 +75,21 @@ pub fn seed_torch(seed: u64) {
 pub fn torch_lock() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::Rng as _;
+
+    #[test]
+    fn streams_are_reproducible_and_distinct() {
+        let a: u64 = stream(7, &[3, 1, 2]).gen();
+        let b: u64 = stream(7, &[3, 1, 2]).gen();
+        let c: u64 = stream(7, &[3, 2, 1]).gen();
+        let d: u64 = stream(8, &[3, 1, 2]).gen();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+    }
 }

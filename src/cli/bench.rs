@@ -1,9 +1,505 @@
-//! `magcl bench` (to be written).
+//! `magcl bench`: run a sweep, one child process per cell, appending one CSV row per
+//! finished run.
+use std::collections::VecDeque;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{mpsc, Mutex};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::experiment::results::{read_rows, ResultRow, ResultsFile};
+use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
+use crate::experiment::{RunConfig, RunRecord, Task};
+
+/// Run a sweep described by a TOML config; append one CSV row per finished run.
+///
+/// Every cell runs in its own child process (`magcl train --config FILE.json --json`, or
+/// the program named by $MAGCL_BENCH_WORKER), so a crash loses one cell and each row
+/// records the true peak memory of its run. Rows are appended crash-safely: after a kill,
+/// `--resume` continues where the sweep stopped without duplicating a row.
 #[derive(Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// The sweep config (TOML; see benchmarks/*.toml for annotated examples).
+    pub config: PathBuf,
+    /// Result CSV to append to [default: results/NAME.csv, or
+    /// results/NAME.shard-I-of-N.csv with --shard].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Cells run in parallel [default: as many as fit in available memory (a per-cell
+    /// estimate from the dataset) and cores].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Threads per worker [default: max(1, cores / jobs)].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Continue a sweep: skip cells whose config hash is already in --out, and repair a
+    /// truncated last line left by a killed run.
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only slice I of N (0-based): cell k of the sweep order belongs to shard k mod N.
+    /// Shards' CSVs together hold the rows of the whole sweep.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// List the cells (and, with --resume, which are done) without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restrict the sweep, e.g. `--only dataset=MUTAG,NCI1 --only method=graphcl,seed=0,1`.
+    /// Keys: dataset, method, seed, ma, variant, evaluator. Applied before --shard.
+    #[arg(long, value_name = "KEY=V[,V…]")]
+    pub only: Vec<String>,
+    /// Device for every worker: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+}
 
-pub fn run(_args: BenchArgs) -> anyhow::Result<()> {
-    anyhow::bail!("`magcl bench` is not implemented yet")
+pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let sweep = Sweep::load(&args.config)?;
+    let total_cells = sweep.cells.len();
+    let mut filter = Filter::default();
+    for o in &args.only {
+        filter.add(o)?;
+    }
+    let mut cells = filter.apply(sweep.cells.clone())?;
+    let after_only = cells.len();
+    let shard_spec = match &args.shard {
+        Some(s) => Some(parse_shard(s)?),
+        None => None,
+    };
+    if let Some((i, n)) = shard_spec {
+        cells = shard(cells, i, n);
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let name = match shard_spec {
+            Some((i, n)) => format!("{}.shard-{i}-of-{n}.csv", sweep.name),
+            None => format!("{}.csv", sweep.name),
+        };
+        Path::new("results").join(name)
+    });
+    let mut header = format!(
+        "sweep '{}' ({}): {} cells",
+        sweep.name,
+        args.config.display(),
+        total_cells
+    );
+    if sweep.duplicates > 0 {
+        header.push_str(&format!(
+            " ({} duplicate cells with identical configs merged)",
+            sweep.duplicates
+        ));
+    }
+    if !args.only.is_empty() {
+        header.push_str(&format!(", {after_only} after --only"));
+    }
+    if let Some((i, n)) = shard_spec {
+        header.push_str(&format!(", shard {i}/{n}: {}", cells.len()));
+    }
+    eprintln!("{header}");
+
+    if args.dry_run {
+        let done = if args.resume && out.exists() {
+            read_rows(&out)?
+                .into_iter()
+                .map(|r| r.config_hash)
+                .collect()
+        } else {
+            std::collections::HashSet::new()
+        };
+        print_cells(&cells, &done, args.resume);
+        let n_done = cells.iter().filter(|c| done.contains(&c.hash)).count();
+        eprintln!(
+            "{} cells, {} done, {} to run; results would go to {}",
+            cells.len(),
+            n_done,
+            cells.len() - n_done,
+            out.display()
+        );
+        return Ok(());
+    }
+
+    let (file, existing) = ResultsFile::open(&out, args.resume)?;
+    if existing.repaired_bytes > 0 {
+        eprintln!(
+            "repaired {}: cut off an incomplete last line ({} bytes) left by a killed run",
+            out.display(),
+            existing.repaired_bytes
+        );
+    }
+    let todo: Vec<Cell> = cells
+        .iter()
+        .filter(|c| !existing.done.contains(&c.hash))
+        .cloned()
+        .collect();
+    let skipped = cells.len() - todo.len();
+    if todo.is_empty() {
+        eprintln!(
+            "all {} cells are done already ({})",
+            cells.len(),
+            out.display()
+        );
+        return Ok(());
+    }
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let (jobs, why) = match args.jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(j) => (j, "from --jobs".to_string()),
+        None => default_jobs(&todo, cores),
+    };
+    let jobs = jobs.min(todo.len()).max(1);
+    let threads = match args.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(t) => t,
+        None => (cores / jobs).max(1),
+    };
+    let worker = worker_program()?;
+    eprintln!(
+        "running {} cells{} with {jobs} jobs ({why}) × {threads} threads, worker {}; rows → {}",
+        todo.len(),
+        if skipped > 0 {
+            format!(" ({skipped} done already)")
+        } else {
+            String::new()
+        },
+        worker.display(),
+        out.display()
+    );
+
+    let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let result = run_pool(&todo, &file, &worker, &tmp, jobs, threads, &args.device);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (ok, failed) = result?;
+    eprintln!(
+        "finished: {ok} cells written to {}, {failed} failed{}",
+        out.display(),
+        if skipped > 0 {
+            format!(", {skipped} skipped (done before)")
+        } else {
+            String::new()
+        }
+    );
+    if failed > 0 {
+        bail!(
+            "{failed} of {} cells failed; fix the cause and rerun with --resume to run only those",
+            todo.len()
+        );
+    }
+    Ok(())
+}
+
+fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume: bool) {
+    println!(
+        "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  hash",
+        "#", "status", "dataset", "method", "ma", "variant", "evaluator", "seed"
+    );
+    for c in cells {
+        let status = if !resume {
+            "todo"
+        } else if done.contains(&c.hash) {
+            "done"
+        } else {
+            "todo"
+        };
+        println!(
+            "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  {}",
+            c.index,
+            status,
+            c.config.dataset,
+            c.config.method.as_str(),
+            c.ma_label(),
+            c.variant,
+            c.config.evaluator,
+            c.config.seed,
+            c.hash
+        );
+    }
+}
+
+/// The worker program: $MAGCL_BENCH_WORKER, else this executable.
+fn worker_program() -> anyhow::Result<PathBuf> {
+    match std::env::var_os("MAGCL_BENCH_WORKER") {
+        Some(w) if !w.is_empty() => Ok(PathBuf::from(w)),
+        _ => std::env::current_exe().context("cannot find the magcl executable to run cells"),
+    }
+}
+
+/// Available memory in MiB from /proc/meminfo (`MemAvailable`).
+fn available_memory_mb() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// A rough upper estimate of one cell's peak resident memory in MiB: the libtorch
+/// process itself plus the dataset's share (graphs, embeddings, N×N similarity blocks).
+pub fn estimate_cell_memory_mb(cfg: &RunConfig) -> u64 {
+    let process = 700;
+    let data = match (cfg.task, cfg.dataset.as_str()) {
+        (Task::Graph, "DD" | "COLLAB" | "REDDIT-BINARY" | "REDDIT-MULTI-5K") => 2500,
+        (Task::Graph, _) => 400,
+        (Task::Node, "Cora" | "CiteSeer") => 1500,
+        (Task::Node, "PubMed") => 4000,
+        (Task::Node, _) => 8000,
+    };
+    process + data
+}
+
+/// Jobs that fit: at most the cores, and as many cells of the largest estimate as fit in
+/// 80% of the available memory.
+fn default_jobs(cells: &[Cell], cores: usize) -> (usize, String) {
+    let per_cell = cells
+        .iter()
+        .map(|c| estimate_cell_memory_mb(&c.config))
+        .max()
+        .unwrap_or(1000);
+    match available_memory_mb() {
+        Some(avail) => {
+            let fit = ((avail as f64 * 0.8) / per_cell as f64).floor() as usize;
+            let jobs = fit.clamp(1, cores.max(1));
+            (
+                jobs,
+                format!("{cores} cores, {avail} MiB available, ≈{per_cell} MiB per cell"),
+            )
+        }
+        None => (cores.max(1), format!("{cores} cores")),
+    }
+}
+
+enum Outcome {
+    Done(Box<ResultRow>, f64),
+    Failed(String),
+}
+
+fn run_pool(
+    todo: &[Cell],
+    file: &ResultsFile,
+    worker: &Path,
+    tmp: &Path,
+    jobs: usize,
+    threads: usize,
+    device: &str,
+) -> anyhow::Result<(usize, usize)> {
+    let queue: Mutex<VecDeque<&Cell>> = Mutex::new(todo.iter().collect());
+    let (tx, rx) = mpsc::channel::<(&Cell, Outcome)>();
+    let bar = progress_bar(todo.len() as u64);
+    let start = Instant::now();
+    let mut ok = 0usize;
+    let mut failed = 0usize;
+    let mut write_error: Option<anyhow::Error> = None;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let queue = &queue;
+            scope.spawn(move || loop {
+                let cell = match queue.lock() {
+                    Ok(mut q) => q.pop_front(),
+                    Err(_) => None,
+                };
+                let Some(cell) = cell else { break };
+                let outcome = run_cell(cell, worker, tmp, threads, device);
+                if tx.send((cell, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (k, (cell, outcome)) in rx.iter().enumerate() {
+            let finished = k + 1;
+            let msg = match outcome {
+                Outcome::Done(row, secs) => match file.append(&row) {
+                    Ok(()) => {
+                        ok += 1;
+                        let mut m = format!("{} acc {:.2}", cell.describe(), row.accuracy);
+                        if let Some(s) = row.accuracy_std_folds {
+                            m.push_str(&format!(" (±{s:.2} folds)"));
+                        }
+                        if let Some(n) = row.nmi {
+                            m.push_str(&format!(" nmi {n:.3}"));
+                        }
+                        m.push_str(&format!(" {secs:.1}s {:.0} MB", row.peak_memory_mb));
+                        m
+                    }
+                    Err(e) => {
+                        // The file is unusable: stop handing out cells.
+                        if let Ok(mut q) = queue.lock() {
+                            q.clear();
+                        }
+                        failed += 1;
+                        let m = format!("{}: cannot write the row: {e}", cell.describe());
+                        write_error = Some(anyhow::anyhow!("{e}"));
+                        m
+                    }
+                },
+                Outcome::Failed(why) => {
+                    failed += 1;
+                    format!("FAILED {}: {why}", cell.describe())
+                }
+            };
+            let elapsed = start.elapsed().as_secs_f64();
+            let remaining = todo.len() - finished;
+            let eta = elapsed / finished as f64 * remaining as f64;
+            let line = format!(
+                "[{finished}/{}] {msg} | elapsed {}, ETA {}",
+                todo.len(),
+                fmt_secs(elapsed),
+                fmt_secs(eta)
+            );
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+            bar.inc(1);
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    Ok((ok, failed))
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} cells, elapsed {elapsed_precise}, ETA {eta_precise}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn fmt_secs(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// Runs one cell in a child process and turns its last stdout line into a row.
+fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str) -> Outcome {
+    let cfg_path = tmp.join(format!("cell-{}.json", cell.hash));
+    let json = match serde_json::to_string_pretty(&cell.config) {
+        Ok(j) => j,
+        Err(e) => return Outcome::Failed(format!("cannot serialise the config: {e}")),
+    };
+    if let Err(e) = std::fs::write(&cfg_path, json) {
+        return Outcome::Failed(format!("cannot write {}: {e}", cfg_path.display()));
+    }
+    let start = Instant::now();
+    let mut cmd = Command::new(worker);
+    cmd.arg("train")
+        .arg("--config")
+        .arg(&cfg_path)
+        .arg("--json")
+        .arg("--quiet")
+        .arg("--threads")
+        .arg(threads.to_string())
+        .arg("--device")
+        .arg(device)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    die_with_parent(&mut cmd);
+    let output = cmd.output();
+    let _ = std::fs::remove_file(&cfg_path);
+    let output = match output {
+        Ok(o) => o,
+        Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", worker.display())),
+    };
+    let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        let tail = last_lines(&stderr, 5);
+        return Outcome::Failed(format!(
+            "worker exited with {}{}",
+            output.status,
+            if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            }
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let Some(last) = stdout.lines().rev().find(|l| !l.trim().is_empty()) else {
+        return Outcome::Failed("worker printed no result line on stdout".into());
+    };
+    let record: RunRecord = match serde_json::from_str(last.trim()) {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Failed(format!(
+                "the worker's last stdout line is not a run record ({e}): {}",
+                truncate(last, 200)
+            ))
+        }
+    };
+    let mut row = match ResultRow::from_record(&record, &cell.variant, threads) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Failed(e.to_string()),
+    };
+    if record.config_hash != cell.hash {
+        eprintln!(
+            "warning: {}: the worker reports config hash {} for a cell with hash {}; the row keeps the cell's",
+            cell.describe(),
+            record.config_hash,
+            cell.hash
+        );
+    }
+    // The sweep's identity of the cell, so that --resume recognises it.
+    row.config_hash = cell.hash.clone();
+    row.dataset = cell.config.dataset.clone();
+    row.method = cell.config.method.as_str().into();
+    row.ma = cell.ma_label();
+    row.seed = cell.config.seed;
+    row.evaluator = cell.config.evaluator.clone();
+    Outcome::Done(Box::new(row), secs)
+}
+
+/// Asks the kernel to kill the child when the bench process dies (even by `kill -9`), so
+/// no orphaned worker keeps computing a cell nobody will record.
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the forked child before exec and only calls
+        // prctl(2), which is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+fn last_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(n);
+    truncate(&lines[start..].join(" | "), 600)
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
 }

@@ -27,7 +27,7 @@ pub enum Command {
     /// List, fetch and describe datasets.
     Datasets(datasets::DatasetsArgs),
     /// Train one method on one dataset with one seed, then evaluate the embeddings.
-    Train(train::TrainArgs),
+    Train(Box<train::TrainArgs>),
     /// Evaluate embeddings made anywhere with the papers' protocols.
     Eval(eval::EvalArgs),
     /// Run a sweep described by a TOML config; append one CSV row per finished run.
@@ -39,7 +39,7 @@ pub enum Command {
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Datasets(a) => datasets::run(a),
-        Command::Train(a) => train::run(a),
+        Command::Train(a) => train::run(*a),
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),

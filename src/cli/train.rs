@@ -146,7 +146,7 @@ fn insert(
 
 fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
     let parts: Vec<&str> = s
-        .split(|c| c == ',' || c == '-' || c == ':')
+        .split([',', '-', ':'])
         .map(str::trim)
         .collect();
     if parts.len() != 2 {

@@ -323,7 +323,7 @@ impl RunConfig {
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             return bad("lr", format!("must be positive, got {}", self.lr));
         }
-        if !(self.weight_decay >= 0.0) {
+        if self.weight_decay.is_nan() || self.weight_decay < 0.0 {
             return bad(
                 "weight_decay",
                 format!("must be ≥ 0, got {}", self.weight_decay),
@@ -332,7 +332,7 @@ impl RunConfig {
         if self.batch_size == 0 || self.hidden == 0 || self.layers == 0 {
             return bad("batch_size/hidden/layers", "must be at least 1".into());
         }
-        if !(self.loss.temperature > 0.0) {
+        if self.loss.temperature.is_nan() || self.loss.temperature <= 0.0 {
             return bad(
                 "loss.temperature",
                 format!("must be positive, got {}", self.loss.temperature),

@@ -2,7 +2,9 @@
 //! config end to end ([`run`]).
 pub mod config;
 pub mod presets;
+pub mod results;
 pub mod run;
+pub mod sweep;
 
 pub use config::{GinMode, MaConfig, MethodName, RunConfig, RunSpec, Task};
 pub use run::{run, RunOptions, RunOutcome, RunRecord};

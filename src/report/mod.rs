@@ -1,1 +1,393 @@
-//! (to be written)
+//! Reports over result CSVs: per-group summaries (dataset × method × evaluator × MA
+//! setting × variant), baseline-vs-MA comparisons paired by seed, and their renderings
+//! (markdown tables like the paper's, CSV, JSON, SVG plots).
+//!
+//! Definitions (also printed in the markdown report):
+//! - std is the sample standard deviation (ddof = 1); the 95% interval is the Student-t
+//!   interval `mean ± t_{0.975, n−1} · std / √n`.
+//! - A comparison pairs a +MA group with the baseline (`ma = none`) of the same dataset,
+//!   method and evaluator (and the same variant when the baseline has it, else the
+//!   baseline without a variant), over the seeds present in both. Δ = +MA − baseline.
+//! - Paired t-test (two-sided), Wilcoxon signed-rank test (two-sided, scipy's defaults:
+//!   see [`crate::stats`]), Cohen's d_z = mean(Δ) / std(Δ).
+//! - Holm's correction runs over the datasets of one family = (method, evaluator, MA
+//!   setting, variant), separately for the t-test and the Wilcoxon p-values.
+//! - Comparisons with fewer than 5 pairs are flagged.
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::experiment::results::{read_rows, ResultRow};
+use crate::stats::{self, PairedComparison, Summary};
+
+pub mod plot;
+pub mod render;
+
+/// Comparisons with fewer pairs than this are flagged.
+pub const MIN_SEEDS: usize = 5;
+
+/// Which metric a report summarises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    Accuracy,
+    Nmi,
+}
+
+impl Metric {
+    pub fn parse(s: &str) -> Result<Metric> {
+        match s {
+            "accuracy" | "acc" => Ok(Metric::Accuracy),
+            "nmi" => Ok(Metric::Nmi),
+            _ => Err(Error::Config(format!(
+                "unknown metric '{s}': expected accuracy or nmi"
+            ))),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Accuracy => "accuracy",
+            Metric::Nmi => "nmi",
+        }
+    }
+    fn value(self, r: &ResultRow) -> Option<f64> {
+        match self {
+            Metric::Accuracy => Some(r.accuracy),
+            Metric::Nmi => r.nmi,
+        }
+        .filter(|v| v.is_finite())
+    }
+    /// Decimals used in tables.
+    pub fn decimals(self) -> usize {
+        match self {
+            Metric::Accuracy => 2,
+            Metric::Nmi => 4,
+        }
+    }
+}
+
+/// The identity of a group of rows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GroupKey {
+    pub dataset: String,
+    pub method: String,
+    pub evaluator: String,
+    pub ma: String,
+    pub variant: String,
+}
+
+/// Summary of one group.
+#[derive(Clone, Debug, Serialize)]
+pub struct Group {
+    #[serde(flatten)]
+    pub key: GroupKey,
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The metric per seed (seeds with several rows are averaged).
+    pub by_seed: BTreeMap<u64, f64>,
+}
+
+/// A +MA group against its baseline, paired by seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    #[serde(flatten)]
+    pub key: GroupKey,
+    /// The variant of the baseline used.
+    pub baseline_variant: String,
+    pub seeds: Vec<u64>,
+    pub baseline_mean: f64,
+    pub ma_mean: f64,
+    #[serde(flatten)]
+    pub test: PairedComparison,
+    pub p_t_holm: Option<f64>,
+    pub p_wilcoxon_holm: Option<f64>,
+    /// Fewer than [`MIN_SEEDS`] pairs.
+    pub few_seeds: bool,
+}
+
+/// Everything a report shows.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub metric: Metric,
+    pub files: Vec<PathBuf>,
+    pub rows: usize,
+    /// Rows dropped because an earlier row had the same config hash.
+    pub duplicate_rows: usize,
+    /// Rows without a value for the metric.
+    pub missing_metric: usize,
+    pub groups: Vec<Group>,
+    pub comparisons: Vec<Comparison>,
+}
+
+/// Dataset order of the paper's tables; other names follow in order of appearance.
+const DATASET_ORDER: &[&str] = &[
+    "MUTAG",
+    "PROTEINS",
+    "NCI1",
+    "NCI109",
+    "DD",
+    "PTC_MR",
+    "IMDB-BINARY",
+    "IMDB-MULTI",
+    "COLLAB",
+    "REDDIT-BINARY",
+    "REDDIT-MULTI-5K",
+    "synthetic",
+    "Cora",
+    "CiteSeer",
+    "PubMed",
+    "Coauthor-CS",
+    "Amazon-Computers",
+    "Amazon-Photo",
+];
+
+const METHOD_ORDER: &[&str] = &["graphcl", "simgrace", "adgcl", "base"];
+
+fn rank(order: &[&str], name: &str) -> usize {
+    order.iter().position(|o| *o == name).unwrap_or(order.len())
+}
+
+/// Sort key of a dataset name (paper order, then alphabetical).
+pub fn dataset_sort_key(name: &str) -> (usize, String) {
+    (rank(DATASET_ORDER, name), name.to_string())
+}
+
+fn method_sort_key(name: &str) -> (usize, String) {
+    (rank(METHOD_ORDER, name), name.to_string())
+}
+
+/// Baseline first, then MA labels alphabetically; variants in natural order.
+fn group_sort_key(k: &GroupKey) -> impl Ord {
+    (
+        method_sort_key(&k.method),
+        k.evaluator.clone(),
+        k.ma != "none",
+        k.ma.clone(),
+        variant_sort_key(&k.variant),
+        dataset_sort_key(&k.dataset),
+    )
+}
+
+/// Orders `ma.pi=0.1` before `ma.pi=0.5` before `ma.pi=1.0` (numbers compared as numbers).
+fn variant_sort_key(v: &str) -> Vec<(String, Option<i64>)> {
+    v.split([' ', '=', ',', '[', ']'])
+        .map(|t| {
+            let n = t.parse::<f64>().ok().map(|x| (x * 1e6).round() as i64);
+            (
+                if n.is_some() {
+                    String::new()
+                } else {
+                    t.to_string()
+                },
+                n,
+            )
+        })
+        .collect()
+}
+
+impl Report {
+    /// Reads result files and builds the report.
+    pub fn from_files(files: &[PathBuf], metric: Metric) -> Result<Report> {
+        if files.is_empty() {
+            return Err(Error::Config("no result file given".into()));
+        }
+        let mut rows = Vec::new();
+        for f in files {
+            rows.extend(read_rows(f)?);
+        }
+        let mut report = Report::build(rows, metric)?;
+        report.files = files.to_vec();
+        Ok(report)
+    }
+
+    /// Builds the report of `rows`.
+    pub fn build(rows: Vec<ResultRow>, metric: Metric) -> Result<Report> {
+        let total = rows.len();
+        let mut seen = HashSet::new();
+        let mut duplicate_rows = 0;
+        let mut missing_metric = 0;
+        let mut values: HashMap<GroupKey, BTreeMap<u64, Vec<f64>>> = HashMap::new();
+        for r in &rows {
+            if !seen.insert(r.config_hash.clone()) {
+                duplicate_rows += 1;
+                continue;
+            }
+            let Some(v) = metric.value(r) else {
+                missing_metric += 1;
+                continue;
+            };
+            let key = GroupKey {
+                dataset: r.dataset.clone(),
+                method: r.method.clone(),
+                evaluator: r.evaluator.clone(),
+                ma: r.ma.clone(),
+                variant: r.variant.clone(),
+            };
+            values
+                .entry(key)
+                .or_default()
+                .entry(r.seed)
+                .or_default()
+                .push(v);
+        }
+        if values.is_empty() {
+            return Err(Error::Config(format!(
+                "no row has a value for the metric '{}' ({} rows read)",
+                metric.as_str(),
+                total
+            )));
+        }
+        let mut groups: Vec<Group> = values
+            .into_iter()
+            .filter_map(|(key, by_seed)| {
+                let by_seed: BTreeMap<u64, f64> = by_seed
+                    .into_iter()
+                    .filter_map(|(s, v)| stats::mean(&v).map(|m| (s, m)))
+                    .collect();
+                let xs: Vec<f64> = by_seed.values().copied().collect();
+                stats::summarize(&xs).map(|summary| Group {
+                    key,
+                    summary,
+                    by_seed,
+                })
+            })
+            .collect();
+        groups.sort_by_key(|g| group_sort_key(&g.key));
+        let comparisons = compare(&groups);
+        Ok(Report {
+            metric,
+            files: Vec::new(),
+            rows: total,
+            duplicate_rows,
+            missing_metric,
+            groups,
+            comparisons,
+        })
+    }
+
+    /// Datasets in table order.
+    pub fn datasets(&self) -> Vec<String> {
+        let mut d: Vec<String> = self.groups.iter().map(|g| g.key.dataset.clone()).collect();
+        d.sort_by_key(|x| dataset_sort_key(x));
+        d.dedup();
+        d
+    }
+}
+
+fn compare(groups: &[Group]) -> Vec<Comparison> {
+    let baselines: HashMap<(&str, &str, &str, &str), &Group> = groups
+        .iter()
+        .filter(|g| g.key.ma == "none")
+        .map(|g| {
+            (
+                (
+                    g.key.dataset.as_str(),
+                    g.key.method.as_str(),
+                    g.key.evaluator.as_str(),
+                    g.key.variant.as_str(),
+                ),
+                g,
+            )
+        })
+        .collect();
+    let mut out = Vec::new();
+    for g in groups.iter().filter(|g| g.key.ma != "none") {
+        let k = &g.key;
+        let base = baselines
+            .get(&(
+                k.dataset.as_str(),
+                k.method.as_str(),
+                k.evaluator.as_str(),
+                k.variant.as_str(),
+            ))
+            .or_else(|| {
+                baselines.get(&(
+                    k.dataset.as_str(),
+                    k.method.as_str(),
+                    k.evaluator.as_str(),
+                    "",
+                ))
+            });
+        let Some(base) = base else { continue };
+        let seeds: Vec<u64> = g
+            .by_seed
+            .keys()
+            .filter(|s| base.by_seed.contains_key(s))
+            .copied()
+            .collect();
+        let b: Vec<f64> = seeds
+            .iter()
+            .filter_map(|s| base.by_seed.get(s))
+            .copied()
+            .collect();
+        let t: Vec<f64> = seeds
+            .iter()
+            .filter_map(|s| g.by_seed.get(s))
+            .copied()
+            .collect();
+        let Some(test) = stats::paired_comparison(&b, &t) else {
+            continue;
+        };
+        out.push(Comparison {
+            key: k.clone(),
+            baseline_variant: base.key.variant.clone(),
+            few_seeds: seeds.len() < MIN_SEEDS,
+            seeds,
+            baseline_mean: stats::mean(&b).unwrap_or(f64::NAN),
+            ma_mean: stats::mean(&t).unwrap_or(f64::NAN),
+            test,
+            p_t_holm: None,
+            p_wilcoxon_holm: None,
+        });
+    }
+    // Holm within each family (method, evaluator, ma, variant) across datasets.
+    let mut families: BTreeMap<(String, String, String, String), Vec<usize>> = BTreeMap::new();
+    for (i, c) in out.iter().enumerate() {
+        families
+            .entry((
+                c.key.method.clone(),
+                c.key.evaluator.clone(),
+                c.key.ma.clone(),
+                c.key.variant.clone(),
+            ))
+            .or_default()
+            .push(i);
+    }
+    for idx in families.values() {
+        let pt: Vec<Option<f64>> = idx
+            .iter()
+            .map(|&i| out[i].test.t_test.as_ref().and_then(|t| t.p))
+            .collect();
+        let pw: Vec<Option<f64>> = idx
+            .iter()
+            .map(|&i| out[i].test.wilcoxon.as_ref().map(|w| w.p))
+            .collect();
+        let ht = stats::holm(&pt);
+        let hw = stats::holm(&pw);
+        for (j, &i) in idx.iter().enumerate() {
+            out[i].p_t_holm = ht[j];
+            out[i].p_wilcoxon_holm = hw[j];
+        }
+    }
+    out
+}
+
+/// Reads the value of `key` out of a variant label such as `ma.view1=[0,2] ma.view2=[0,4]`.
+pub fn variant_keys(variant: &str) -> Vec<(String, String)> {
+    variant
+        .split(' ')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Writes `text` to `path` (creating its folder).
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
+    }
+    std::fs::write(path, text).map_err(|e| Error::file(path, format!("cannot write: {e}")))
+}

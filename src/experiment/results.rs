@@ -1,0 +1,351 @@
+//! Result files: one CSV row per finished run.
+//!
+//! Rows are appended crash-safely: each row is one complete line written with a single
+//! `write` on a file opened with `O_APPEND`, then `fsync`ed, so a process killed at any
+//! moment leaves at most a truncated last line. [`ResultsFile::open`] detects such a line
+//! and cuts it off (`--resume`), and reports which cells (by config hash) are done.
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::run::RunRecord;
+use crate::error::{Error, Result};
+
+/// The columns of a result file, in order.
+pub const COLUMNS: &[&str] = &[
+    "dataset",
+    "method",
+    "ma",
+    "variant",
+    "seed",
+    "evaluator",
+    "config_hash",
+    "accuracy",
+    "accuracy_std_folds",
+    "nmi",
+    "selected_epoch",
+    "epochs",
+    "train_seconds",
+    "eval_seconds",
+    "peak_memory_mb",
+    "device",
+    "threads",
+    "git_commit",
+    "magcl_version",
+    "config",
+];
+
+/// One row of a result file.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub dataset: String,
+    pub method: String,
+    /// MA label (`none` for the baseline).
+    pub ma: String,
+    /// Grid-point label, empty without a grid.
+    #[serde(default)]
+    pub variant: String,
+    pub seed: u64,
+    #[serde(default)]
+    pub evaluator: String,
+    pub config_hash: String,
+    /// Test accuracy in percent.
+    pub accuracy: f64,
+    pub accuracy_std_folds: Option<f64>,
+    pub nmi: Option<f64>,
+    pub selected_epoch: Option<usize>,
+    pub epochs: usize,
+    pub train_seconds: f64,
+    pub eval_seconds: f64,
+    pub peak_memory_mb: f64,
+    pub device: String,
+    pub threads: usize,
+    pub git_commit: String,
+    pub magcl_version: String,
+    /// The resolved RunConfig as compact JSON.
+    pub config: String,
+}
+
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+impl ResultRow {
+    /// The row of a finished run. `variant` and `threads` come from the sweep, the rest
+    /// from the record.
+    pub fn from_record(rec: &RunRecord, variant: &str, threads: usize) -> Result<ResultRow> {
+        Ok(ResultRow {
+            dataset: one_line(&rec.dataset),
+            method: one_line(&rec.method),
+            ma: one_line(&rec.ma),
+            variant: one_line(variant),
+            seed: rec.seed,
+            evaluator: one_line(&rec.evaluator),
+            config_hash: one_line(&rec.config_hash),
+            accuracy: rec.outcome.accuracy,
+            accuracy_std_folds: rec.outcome.accuracy_std_folds,
+            nmi: rec.outcome.nmi,
+            selected_epoch: rec.outcome.selected_epoch,
+            epochs: rec.outcome.epochs,
+            train_seconds: rec.outcome.train_seconds,
+            eval_seconds: rec.outcome.eval_seconds,
+            peak_memory_mb: rec.outcome.peak_rss_bytes as f64 / (1024.0 * 1024.0),
+            device: one_line(&rec.outcome.device),
+            threads,
+            git_commit: one_line(&rec.git_commit),
+            magcl_version: one_line(&rec.magcl_version),
+            config: serde_json::to_string(&rec.config)?,
+        })
+    }
+
+    /// The row as one CSV line, newline included.
+    pub fn to_line(&self) -> Result<Vec<u8>> {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.serialize(self)
+            .map_err(|e| Error::Config(format!("cannot write a result row: {e}")))?;
+        w.into_inner()
+            .map_err(|e| Error::Config(format!("cannot write a result row: {e}")))
+    }
+}
+
+/// The header line, newline included.
+pub fn header_line() -> String {
+    format!("{}\n", COLUMNS.join(","))
+}
+
+/// A result file open for appending.
+pub struct ResultsFile {
+    path: PathBuf,
+    file: File,
+}
+
+/// What [`ResultsFile::open`] found in an existing file.
+#[derive(Debug, Default)]
+pub struct ExistingRows {
+    /// Config hashes of the rows already there.
+    pub done: HashSet<String>,
+    pub rows: usize,
+    /// Bytes of a truncated last line that were cut off (0 if none).
+    pub repaired_bytes: usize,
+}
+
+impl ResultsFile {
+    /// Opens (creating it and its folder, with a header, if needed) a result file for
+    /// appending. An existing file with rows is an error unless `resume`; with `resume`, a
+    /// truncated last line is cut off and the finished cells are returned. The file is
+    /// locked so that two bench processes cannot write it at once.
+    pub fn open(path: &Path, resume: bool) -> Result<(ResultsFile, ExistingRows)> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| Error::file(path, format!("cannot open results file: {e}")))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::file(
+                    path,
+                    "another magcl bench is writing this file (it is locked)",
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(Error::file(path, format!("cannot lock: {e}")))
+            }
+        }
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::file(path, format!("cannot read: {e}")))?;
+        let mut existing = ExistingRows::default();
+        // Cut off an incomplete last line (a writer killed mid-write).
+        let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+            Some(i) => i + 1,
+            None => 0,
+        };
+        if complete < bytes.len() {
+            if !resume && complete > 0 {
+                return Err(Error::file(
+                    path,
+                    "the last line is incomplete (a run was killed while writing); pass --resume to repair and continue",
+                ));
+            }
+            file.set_len(complete as u64)
+                .and_then(|_| file.sync_data())
+                .map_err(|e| Error::file(path, format!("cannot repair truncated line: {e}")))?;
+            existing.repaired_bytes = bytes.len() - complete;
+            bytes.truncate(complete);
+        }
+        let rf = ResultsFile {
+            path: path.to_path_buf(),
+            file,
+        };
+        if bytes.is_empty() {
+            rf.append_raw(header_line().as_bytes())?;
+            return Ok((rf, existing));
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let first = text.lines().next().unwrap_or("");
+        if first.trim_end() != COLUMNS.join(",") {
+            return Err(Error::parse(
+                path,
+                1,
+                format!(
+                    "not a magcl result file of this version (header differs); expected columns: {}",
+                    COLUMNS.join(",")
+                ),
+            ));
+        }
+        let rows = read_rows_from(path, bytes.as_slice())?;
+        if !rows.is_empty() && !resume {
+            return Err(Error::file(
+                path,
+                format!(
+                    "already holds {} result rows; pass --resume to continue this sweep, or choose another --out",
+                    rows.len()
+                ),
+            ));
+        }
+        existing.rows = rows.len();
+        existing.done = rows.into_iter().map(|r| r.config_hash).collect();
+        Ok((rf, existing))
+    }
+
+    /// Appends one row: a single `write` of the complete line, then `fsync`.
+    pub fn append(&self, row: &ResultRow) -> Result<()> {
+        self.append_raw(&row.to_line()?)
+    }
+
+    fn append_raw(&self, line: &[u8]) -> Result<()> {
+        let mut f = &self.file;
+        let n = f
+            .write(line)
+            .map_err(|e| Error::file(&self.path, format!("cannot append: {e}")))?;
+        if n < line.len() {
+            // A short write on a regular file (disk full?): finish it so the file stays
+            // line-structured, then report.
+            f.write_all(&line[n..])
+                .map_err(|e| Error::file(&self.path, format!("cannot append: {e}")))?;
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| Error::file(&self.path, format!("cannot sync: {e}")))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Reads the rows of one result file. Repeated header lines (files concatenated with
+/// `cat`) are skipped; an incomplete last line is ignored.
+pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
+    let mut bytes = Vec::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| Error::file(path, format!("cannot read: {e}")))?;
+    if let Some(i) = bytes.iter().rposition(|b| *b == b'\n') {
+        bytes.truncate(i + 1);
+    } else {
+        bytes.clear();
+    }
+    read_rows_from(path, bytes.as_slice())
+}
+
+fn read_rows_from(path: &Path, bytes: &[u8]) -> Result<Vec<ResultRow>> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(bytes);
+    let headers = rdr
+        .headers()
+        .map_err(|e| Error::parse(path, 1, format!("cannot read the header: {e}")))?
+        .clone();
+    for col in ["dataset", "method", "ma", "seed", "config_hash", "accuracy"] {
+        if !headers.iter().any(|h| h == col) {
+            return Err(Error::parse(
+                path,
+                1,
+                format!("missing column '{col}'; expected a magcl result file"),
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+            Error::parse(path, line, format!("malformed CSV row: {e}"))
+        })?;
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        if rec.iter().zip(headers.iter()).all(|(a, b)| a == b) {
+            continue; // a repeated header
+        }
+        let row: ResultRow = rec
+            .deserialize(Some(&headers))
+            .map_err(|e| Error::parse(path, line, format!("malformed result row: {e}")))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::config::{MethodName, RunConfig, RunSpec};
+    use crate::experiment::run::RunOutcome;
+
+    fn row(seed: u64) -> ResultRow {
+        let cfg = RunConfig::resolve(&RunSpec {
+            method: Some(MethodName::Graphcl),
+            dataset: "MUTAG".into(),
+            seed,
+            ..Default::default()
+        })
+        .unwrap();
+        let rec = RunRecord::new(
+            &cfg,
+            RunOutcome {
+                accuracy: 88.5,
+                device: "cpu".into(),
+                ..Default::default()
+            },
+        );
+        ResultRow::from_record(&rec, "ma.pi=0.1", 2).unwrap()
+    }
+
+    #[test]
+    fn rows_round_trip_and_resume_repairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/r.csv");
+        let (f, ex) = ResultsFile::open(&p, false).unwrap();
+        assert_eq!(ex.rows, 0);
+        f.append(&row(0)).unwrap();
+        f.append(&row(1)).unwrap();
+        drop(f);
+        let rows = read_rows(&p).unwrap();
+        assert_eq!(rows, vec![row(0), row(1)]);
+        // Without --resume an existing file with rows is refused.
+        assert!(ResultsFile::open(&p, false).is_err());
+        // Simulate a killed writer: half a line at the end.
+        let line = row(2).to_line().unwrap();
+        let mut raw = std::fs::read(&p).unwrap();
+        raw.extend_from_slice(&line[..line.len() / 2]);
+        std::fs::write(&p, &raw).unwrap();
+        assert_eq!(read_rows(&p).unwrap().len(), 2);
+        let (f, ex) = ResultsFile::open(&p, true).unwrap();
+        assert_eq!(ex.rows, 2);
+        assert_eq!(ex.repaired_bytes, line.len() / 2);
+        assert!(ex.done.contains(&row(1).config_hash));
+        f.append(&row(2)).unwrap();
+        drop(f);
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
+    }
+}

@@ -1,0 +1,375 @@
+//! SVG plots of a [`Report`] with plotters' SVG backend. Text is written as SVG `<text>`
+//! elements and laid out with plotters' built-in size estimate, so no system font (and no
+//! fontconfig) is needed to draw; the viewer renders the text.
+//!
+//! - [`bars`]: one panel per method, datasets on the x axis, the baseline and each +MA
+//!   setting as side-by-side bars (mean over seeds) with ±std error bars — like the
+//!   paper's graph-classification figure.
+//! - [`heatmap`]: for sweeps with a grid over two keys (e.g. `ma.view1` × `ma.view2`),
+//!   one panel per (dataset, method, MA setting) with the mean of every grid point.
+use std::collections::BTreeMap;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::render::method_name;
+use super::{dataset_sort_key, variant_keys, Group, Metric, Report};
+use crate::error::{Error, Result};
+
+fn perr<E: std::fmt::Display>(e: E) -> Error {
+    Error::Config(format!("cannot draw the plot: {e}"))
+}
+
+fn metric_label(m: Metric) -> &'static str {
+    match m {
+        Metric::Accuracy => "accuracy (%)",
+        Metric::Nmi => "NMI",
+    }
+}
+
+const BASELINE_COLOR: RGBColor = RGBColor(150, 150, 150);
+const MA_COLORS: &[RGBColor] = &[
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+/// One bar series: its label and its group per dataset.
+type Setting<'a> = (String, BTreeMap<String, &'a Group>);
+
+/// The paired bar plot as an SVG document.
+pub fn bars(r: &Report) -> Result<String> {
+    // method → (setting label → dataset → group); settings keep report order (baseline first).
+    let mut methods: Vec<(String, Vec<Setting>)> = Vec::new();
+    for g in &r.groups {
+        let label = if g.key.ma == "none" {
+            "baseline".to_string()
+        } else {
+            format!("+MA ({})", g.key.ma)
+        };
+        let label = if g.key.variant.is_empty() {
+            label
+        } else {
+            format!("{label} [{}]", g.key.variant)
+        };
+        let method = format!("{} ({})", method_name(&g.key.method), g.key.evaluator);
+        let mi = match methods.iter().position(|(m, _)| *m == method) {
+            Some(i) => i,
+            None => {
+                methods.push((method, Vec::new()));
+                methods.len() - 1
+            }
+        };
+        let settings = &mut methods[mi].1;
+        match settings.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, m)) => {
+                m.insert(g.key.dataset.clone(), g);
+            }
+            None => {
+                let mut m = BTreeMap::new();
+                m.insert(g.key.dataset.clone(), g);
+                settings.push((label, m));
+            }
+        }
+    }
+    let max_datasets = methods
+        .iter()
+        .map(|(_, s)| datasets_of(s).len())
+        .max()
+        .unwrap_or(1);
+    let width = (160 * max_datasets as u32 + 200).max(640);
+    let panel_h = 360u32;
+    let height = panel_h * methods.len().max(1) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let panels = root.split_evenly((methods.len().max(1), 1));
+        for ((method, settings), panel) in methods.iter().zip(panels.iter()) {
+            draw_bar_panel(panel, method, settings, r.metric)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(svg)
+}
+
+fn datasets_of(settings: &[(String, BTreeMap<String, &Group>)]) -> Vec<String> {
+    let mut d: Vec<String> = settings
+        .iter()
+        .flat_map(|(_, m)| m.keys().cloned())
+        .collect();
+    d.sort_by_key(|x| dataset_sort_key(x));
+    d.dedup();
+    d
+}
+
+fn draw_bar_panel(
+    panel: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    method: &str,
+    settings: &[(String, BTreeMap<String, &Group>)],
+    metric: Metric,
+) -> Result<()> {
+    let datasets = datasets_of(settings);
+    let n = datasets.len().max(1);
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for (_, m) in settings {
+        for g in m.values() {
+            let s = g.summary.std.unwrap_or(0.0);
+            lo = lo.min(g.summary.mean - s);
+            hi = hi.max(g.summary.mean + s);
+        }
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return Ok(());
+    }
+    let pad = ((hi - lo) * 0.15).max(0.5 * 10f64.powi(-(metric.decimals() as i32) + 1));
+    // Bars start at a floor below the data (like the paper's figure), not at zero.
+    let y0 = match metric {
+        Metric::Accuracy => (lo - pad).max(0.0),
+        Metric::Nmi => (lo - pad).max(0.0),
+    };
+    let y1 = hi + pad * 1.6; // room for the legend
+    let mut chart = ChartBuilder::on(panel)
+        .caption(method, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y0..y1)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(1)
+        .x_labels(0)
+        .y_desc(metric_label(metric))
+        .label_style(("sans-serif", 13))
+        .draw()
+        .map_err(perr)?;
+    // Dataset names under the bar groups (plotters' automatic ticks need not fall on
+    // the group centres, so they are placed here).
+    let base = panel.get_base_pixel();
+    for (i, ds) in datasets.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64, y0));
+        panel
+            .draw(&Text::new(
+                ds.clone(),
+                (px - base.0, py - base.1 + 8),
+                ("sans-serif", 13)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(perr)?;
+    }
+    let m = settings.len().max(1);
+    let bar_w = 0.8 / m as f64;
+    for (j, (label, groups)) in settings.iter().enumerate() {
+        let color = if label.starts_with("baseline") {
+            BASELINE_COLOR
+        } else {
+            MA_COLORS[j % MA_COLORS.len()]
+        };
+        let mut rects = Vec::new();
+        let mut errs = Vec::new();
+        for (i, ds) in datasets.iter().enumerate() {
+            if let Some(g) = groups.get(ds) {
+                let x0 = i as f64 - 0.4 + j as f64 * bar_w;
+                let mean = g.summary.mean;
+                rects.push(Rectangle::new(
+                    [(x0 + bar_w * 0.05, y0), (x0 + bar_w * 0.95, mean)],
+                    color.filled(),
+                ));
+                let s = g.summary.std.unwrap_or(0.0);
+                errs.push(ErrorBar::new_vertical(
+                    x0 + bar_w / 2.0,
+                    mean - s,
+                    mean,
+                    mean + s,
+                    BLACK.stroke_width(1),
+                    6,
+                ));
+            }
+        }
+        chart
+            .draw_series(rects)
+            .map_err(perr)?
+            .label(label.clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+        chart.draw_series(errs).map_err(perr)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 12))
+        .draw()
+        .map_err(perr)?;
+    Ok(())
+}
+
+/// Panels of a two-key grid: (title, x key, y key, x values, y values, cell means).
+type HeatPanel = (
+    String,
+    String,
+    String,
+    Vec<String>,
+    Vec<String>,
+    BTreeMap<(String, String), f64>,
+);
+
+/// Heat maps of every (dataset, method, evaluator, MA setting) whose variants set exactly
+/// two keys; `None` if the report has no such grid.
+pub fn heatmap(r: &Report) -> Result<Option<String>> {
+    let mut panels: BTreeMap<(String, String, String, String), Vec<&Group>> = BTreeMap::new();
+    for g in &r.groups {
+        if variant_keys(&g.key.variant).len() == 2 {
+            panels
+                .entry((
+                    g.key.dataset.clone(),
+                    g.key.method.clone(),
+                    g.key.evaluator.clone(),
+                    g.key.ma.clone(),
+                ))
+                .or_default()
+                .push(g);
+        }
+    }
+    let mut list: Vec<HeatPanel> = Vec::new();
+    for ((ds, method, ev, ma), groups) in panels {
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        let mut cells = BTreeMap::new();
+        let mut kx = String::new();
+        let mut ky = String::new();
+        for g in groups {
+            let kv = variant_keys(&g.key.variant);
+            kx = kv[0].0.clone();
+            ky = kv[1].0.clone();
+            if !xs.contains(&kv[0].1) {
+                xs.push(kv[0].1.clone());
+            }
+            if !ys.contains(&kv[1].1) {
+                ys.push(kv[1].1.clone());
+            }
+            cells.insert((kv[0].1.clone(), kv[1].1.clone()), g.summary.mean);
+        }
+        let title = format!("{ds} — {} +MA ({ma}), {ev}", method_name(&method));
+        list.push((title, kx, ky, xs, ys, cells));
+    }
+    if list.is_empty() {
+        return Ok(None);
+    }
+    let cols = list.len().min(2);
+    let rows = list.len().div_ceil(cols);
+    let (pw, ph) = (560u32, 480u32);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (pw * cols as u32, ph * rows as u32))
+            .into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let areas = root.split_evenly((rows, cols));
+        for (p, area) in list.iter().zip(areas.iter()) {
+            draw_heat_panel(area, p, r.metric)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(Some(svg))
+}
+
+fn draw_heat_panel(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    (title, kx, ky, xs, ys, cells): &HeatPanel,
+    metric: Metric,
+) -> Result<()> {
+    let nx = xs.len();
+    let ny = ys.len();
+    let lo = cells.values().copied().fold(f64::INFINITY, f64::min);
+    let hi = cells.values().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..(nx as f64 - 0.5), -0.5f64..(ny as f64 - 0.5))
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(0)
+        .y_labels(0)
+        .x_desc(kx.as_str())
+        .y_desc(ky.as_str())
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(perr)?;
+    let base = area.get_base_pixel();
+    let label = |text: &str, at: (i32, i32), pos: Pos| -> Result<()> {
+        area.draw(&Text::new(
+            text.to_string(),
+            (at.0 - base.0, at.1 - base.1),
+            ("sans-serif", 12).into_font().color(&BLACK).pos(pos),
+        ))
+        .map_err(perr)
+    };
+    for (i, x) in xs.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64, -0.5));
+        label(x, (px, py + 6), Pos::new(HPos::Center, VPos::Top))?;
+    }
+    for (j, y) in ys.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(-0.5, j as f64));
+        label(y, (px - 6, py), Pos::new(HPos::Right, VPos::Center))?;
+    }
+    let d = metric.decimals();
+    for (i, x) in xs.iter().enumerate() {
+        for (j, y) in ys.iter().enumerate() {
+            let Some(v) = cells.get(&(x.clone(), y.clone())) else {
+                continue;
+            };
+            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+            let color = viridis(t);
+            let (cx, cy) = (i as f64, j as f64);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(cx - 0.5, cy - 0.5), (cx + 0.5, cy + 0.5)],
+                    color.filled(),
+                )))
+                .map_err(perr)?;
+            let text_color = if t > 0.6 { BLACK } else { WHITE };
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("{v:.d$}"),
+                    (cx, cy),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .color(&text_color)
+                        .pos(Pos::new(HPos::Center, VPos::Center)),
+                )))
+                .map_err(perr)?;
+        }
+    }
+    Ok(())
+}
+
+/// A few stops of the viridis colour map, linearly interpolated (`t` in [0, 1]).
+fn viridis(t: f64) -> RGBColor {
+    const STOPS: [(u8, u8, u8); 5] = [
+        (68, 1, 84),
+        (59, 82, 139),
+        (33, 145, 140),
+        (94, 201, 98),
+        (253, 231, 37),
+    ];
+    let t = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f64;
+    let i = (t.floor() as usize).min(STOPS.len() - 2);
+    let f = t - i as f64;
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}

@@ -1,0 +1,408 @@
+//! Renderings of a [`Report`]: markdown (tables laid out like the paper's), CSV and JSON.
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::{dataset_sort_key, Comparison, Group, GroupKey, Metric, Report, MIN_SEEDS};
+use crate::error::{Error, Result};
+
+/// Display name of a method.
+pub fn method_name(m: &str) -> String {
+    match m {
+        "graphcl" => "GraphCL".into(),
+        "simgrace" => "SimGRACE".into(),
+        "adgcl" => "AD-GCL".into(),
+        "base" => "Base model".into(),
+        other => other.into(),
+    }
+}
+
+fn is_node_method(m: &str) -> bool {
+    m == "base"
+}
+
+/// The row label of a group in the paper-style table.
+fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
+    let mut s = method_name(&k.method);
+    if k.ma != "none" {
+        s.push_str(&format!(" +MA ({})", k.ma));
+    }
+    if !k.variant.is_empty() {
+        s.push_str(&format!(" [{}]", k.variant));
+    }
+    if show_evaluator {
+        s.push_str(&format!(", {}", k.evaluator));
+    }
+    s
+}
+
+fn fmt_num(x: f64, d: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.d$}")
+    } else {
+        "–".into()
+    }
+}
+
+fn fmt_opt(x: Option<f64>, d: usize) -> String {
+    x.map(|v| fmt_num(v, d)).unwrap_or_else(|| "–".into())
+}
+
+/// p-values: 4 decimals, scientific below 0.001.
+pub fn fmt_p(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p < 1e-3 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+fn metric_title(m: Metric) -> &'static str {
+    match m {
+        Metric::Accuracy => "accuracy (%)",
+        Metric::Nmi => "NMI",
+    }
+}
+
+/// The markdown report.
+pub fn markdown(r: &Report) -> String {
+    let d = r.metric.decimals();
+    let mut s = String::new();
+    let _ = writeln!(s, "# magcl report: {}\n", metric_title(r.metric));
+    if !r.files.is_empty() {
+        let names: Vec<String> = r
+            .files
+            .iter()
+            .map(|f| format!("`{}`", f.display()))
+            .collect();
+        let _ = write!(s, "From {} ({} rows", names.join(", "), r.rows);
+        if r.duplicate_rows > 0 {
+            let _ = write!(
+                s,
+                "; {} duplicate row(s) (same config hash) ignored",
+                r.duplicate_rows
+            );
+        }
+        if r.missing_metric > 0 {
+            let _ = write!(
+                s,
+                "; {} row(s) without {} left out",
+                r.missing_metric,
+                r.metric.as_str()
+            );
+        }
+        let _ = writeln!(s, ").\n");
+    }
+    let _ = writeln!(
+        s,
+        "Cells are mean ± sample standard deviation (ddof = 1) over seeds; **bold** marks the best mean of each column; † marks fewer than {MIN_SEEDS} seeds.\n"
+    );
+
+    // Paper-style tables, graph level first, then node level.
+    for node in [false, true] {
+        let groups: Vec<&Group> = r
+            .groups
+            .iter()
+            .filter(|g| is_node_method(&g.key.method) == node)
+            .collect();
+        if groups.is_empty() {
+            continue;
+        }
+        let title = if node {
+            "Node classification"
+        } else {
+            "Graph classification"
+        };
+        let title = match r.metric {
+            Metric::Nmi if node => "Node clustering",
+            Metric::Nmi => "Clustering",
+            _ => title,
+        };
+        let _ = writeln!(
+            s,
+            "## {title}: {}, mean ± std over seeds\n",
+            metric_title(r.metric)
+        );
+        s.push_str(&paper_table(&groups, d));
+        s.push('\n');
+    }
+
+    let _ = writeln!(s, "## Summary per group\n");
+    let _ = writeln!(
+        s,
+        "| dataset | method | evaluator | MA | variant | n | mean | std | 95% CI | min | max |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|--:|--:|--:|---|--:|--:|");
+    let mut by_dataset: Vec<&Group> = r.groups.iter().collect();
+    by_dataset.sort_by_key(|g| dataset_sort_key(&g.key.dataset));
+    for g in by_dataset {
+        let k = &g.key;
+        let ci = g
+            .summary
+            .ci95
+            .map(|(lo, hi)| format!("[{}, {}]", fmt_num(lo, d), fmt_num(hi, d)))
+            .unwrap_or_else(|| "–".into());
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} |",
+            k.dataset,
+            method_name(&k.method),
+            k.evaluator,
+            k.ma,
+            k.variant,
+            g.summary.n,
+            if g.summary.n < MIN_SEEDS { " †" } else { "" },
+            fmt_num(g.summary.mean, d),
+            fmt_opt(g.summary.std, d),
+            ci,
+            fmt_num(g.summary.min, d),
+            fmt_num(g.summary.max, d)
+        );
+    }
+    s.push('\n');
+
+    if !r.comparisons.is_empty() {
+        let _ = writeln!(s, "## Baseline vs +MA, paired by seed\n");
+        let _ = writeln!(
+            s,
+            "| dataset | method | evaluator | MA | variant | pairs | baseline | +MA | Δ | p (t-test) | p (Wilcoxon) | d_z | Holm p (t) | Holm p (W) | note |"
+        );
+        let _ = writeln!(
+            s,
+            "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"
+        );
+        for c in &r.comparisons {
+            s.push_str(&comparison_row(c, d));
+        }
+        s.push('\n');
+    }
+
+    let _ = writeln!(s, "## How the statistics are computed\n");
+    s.push_str(STATS_NOTES);
+    s
+}
+
+const STATS_NOTES: &str = "\
+- **std**: sample standard deviation over seeds, ddof = 1. **95% CI**: Student-t interval mean ± t(0.975, n−1)·std/√n.
+- **Pairs**: a +MA group is paired with the baseline (MA = none) of the same dataset, method and evaluator (same variant if the baseline has it, else the baseline without variant), seed by seed, over the seeds present in both. Δ = +MA − baseline.
+- **p (t-test)**: two-sided paired t-test on Δ (n−1 degrees of freedom).
+- **p (Wilcoxon)**: two-sided Wilcoxon signed-rank test on Δ with scipy.stats.wilcoxon's defaults: zero differences dropped (zero_method = wilcox), no continuity correction; exact null distribution when n ≤ 50 without ties or zeros; exact sign-flip distribution of the mid-ranks when n ≤ 13 with ties or zeros; normal approximation with tie-corrected variance otherwise. With 5 seeds the smallest possible two-sided p is 0.0625.
+- **d_z**: Cohen's d_z = mean(Δ) / std(Δ).
+- **Holm**: Holm's step-down correction over the datasets of one family (method, evaluator, MA setting, variant), separately for the t-test and Wilcoxon p-values.
+- **note**: † fewer than 5 pairs (seeds): treat the p-values with care.
+";
+
+fn comparison_row(c: &Comparison, d: usize) -> String {
+    let k = &c.key;
+    let w = c.test.wilcoxon.as_ref();
+    let mut note = Vec::new();
+    if c.few_seeds {
+        note.push(format!("† < {MIN_SEEDS} seeds"));
+    }
+    if c.baseline_variant != k.variant {
+        note.push("baseline without variant".to_string());
+    }
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {}{} | {} | {} | {} | {} |\n",
+        k.dataset,
+        method_name(&k.method),
+        k.evaluator,
+        k.ma,
+        k.variant,
+        c.test.n,
+        fmt_num(c.baseline_mean, d),
+        fmt_num(c.ma_mean, d),
+        if c.test.mean_diff > 0.0 { "+" } else { "" },
+        fmt_num(c.test.mean_diff, d),
+        fmt_p(c.test.t_test.as_ref().and_then(|t| t.p)),
+        fmt_p(w.map(|w| w.p)),
+        w.map(|w| format!(" ({})", w.method.as_str()))
+            .unwrap_or_default(),
+        fmt_opt(c.test.cohens_dz, 2),
+        fmt_p(c.p_t_holm),
+        fmt_p(c.p_wilcoxon_holm),
+        note.join("; ")
+    )
+}
+
+/// Methods (+MA variants) as rows, datasets as columns, best mean per column in bold.
+fn paper_table(groups: &[&Group], d: usize) -> String {
+    let mut datasets: Vec<String> = groups.iter().map(|g| g.key.dataset.clone()).collect();
+    datasets.sort_by_key(|x| dataset_sort_key(x));
+    datasets.dedup();
+    // Several evaluators for one method → show the evaluator in the label.
+    let mut evals: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for g in groups {
+        evals
+            .entry(g.key.method.as_str())
+            .or_default()
+            .insert(g.key.evaluator.as_str());
+    }
+    let mut rows: Vec<(String, BTreeMap<String, &Group>)> = Vec::new();
+    for g in groups {
+        let show = evals
+            .get(g.key.method.as_str())
+            .map(|e| e.len() > 1)
+            .unwrap_or(false);
+        let label = row_label(&g.key, show);
+        match rows.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, m)) => {
+                m.insert(g.key.dataset.clone(), g);
+            }
+            None => {
+                let mut m = BTreeMap::new();
+                m.insert(g.key.dataset.clone(), *g);
+                rows.push((label, m));
+            }
+        }
+    }
+    let best: BTreeMap<&str, f64> = datasets
+        .iter()
+        .map(|ds| {
+            let b = rows
+                .iter()
+                .filter_map(|(_, m)| m.get(ds).map(|g| round_to(g.summary.mean, d)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            (ds.as_str(), b)
+        })
+        .collect();
+    let mut s = String::new();
+    let _ = writeln!(s, "| method | {} |", datasets.join(" | "));
+    let _ = writeln!(s, "|---|{}", "--:|".repeat(datasets.len()));
+    for (label, cells) in &rows {
+        let mut line = format!("| {label} |");
+        for ds in &datasets {
+            let cell = match cells.get(ds) {
+                None => "–".to_string(),
+                Some(g) => {
+                    let mut c = format!(
+                        "{} ± {}",
+                        fmt_num(g.summary.mean, d),
+                        fmt_opt(g.summary.std, d)
+                    );
+                    if rows.len() > 1 && round_to(g.summary.mean, d) == best[ds.as_str()] {
+                        c = format!("**{c}**");
+                    }
+                    if g.summary.n < MIN_SEEDS {
+                        c.push_str(" †");
+                    }
+                    c
+                }
+            };
+            line.push_str(&format!(" {cell} |"));
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s
+}
+
+/// Rounds to the displayed precision so that "best" agrees with what the table shows.
+fn round_to(x: f64, d: usize) -> f64 {
+    let f = 10f64.powi(d as i32);
+    (x * f).round() / f
+}
+
+/// One flat CSV table: a row per group; +MA groups carry their comparison columns.
+pub fn csv(r: &Report) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "dataset",
+        "method",
+        "evaluator",
+        "ma",
+        "variant",
+        "metric",
+        "n",
+        "mean",
+        "std_ddof1",
+        "ci95_low",
+        "ci95_high",
+        "min",
+        "max",
+        "seeds",
+        "pairs",
+        "baseline_variant",
+        "baseline_mean",
+        "mean_diff",
+        "t",
+        "p_t",
+        "wilcoxon_statistic",
+        "p_wilcoxon",
+        "wilcoxon_method",
+        "cohens_dz",
+        "p_t_holm",
+        "p_wilcoxon_holm",
+        "few_seeds",
+    ];
+    let err = |e: csv::Error| Error::Config(format!("cannot write CSV: {e}"));
+    w.write_record(header).map_err(err)?;
+    let o = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    for g in &r.groups {
+        let k = &g.key;
+        let c = r.comparisons.iter().find(|c| c.key == *k);
+        let seeds: Vec<String> = g.by_seed.keys().map(|s| s.to_string()).collect();
+        let mut rec = vec![
+            k.dataset.clone(),
+            k.method.clone(),
+            k.evaluator.clone(),
+            k.ma.clone(),
+            k.variant.clone(),
+            r.metric.as_str().to_string(),
+            g.summary.n.to_string(),
+            g.summary.mean.to_string(),
+            o(g.summary.std),
+            o(g.summary.ci95.map(|c| c.0)),
+            o(g.summary.ci95.map(|c| c.1)),
+            g.summary.min.to_string(),
+            g.summary.max.to_string(),
+            seeds.join(" "),
+        ];
+        match c {
+            Some(c) => {
+                let w = c.test.wilcoxon.as_ref();
+                rec.extend([
+                    c.test.n.to_string(),
+                    c.baseline_variant.clone(),
+                    c.baseline_mean.to_string(),
+                    c.test.mean_diff.to_string(),
+                    o(c.test.t_test.as_ref().map(|t| t.t)),
+                    o(c.test.t_test.as_ref().and_then(|t| t.p)),
+                    o(w.map(|w| w.statistic)),
+                    o(w.map(|w| w.p)),
+                    w.map(|w| w.method.as_str().to_string()).unwrap_or_default(),
+                    o(c.test.cohens_dz),
+                    o(c.p_t_holm),
+                    o(c.p_wilcoxon_holm),
+                    c.few_seeds.to_string(),
+                ]);
+            }
+            None => rec.extend(std::iter::repeat_n(String::new(), 13)),
+        }
+        w.write_record(&rec).map_err(err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Config(format!("cannot write CSV: {e}")))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The report as JSON, with the conventions spelled out.
+pub fn json(r: &Report) -> Result<String> {
+    let mut v = serde_json::to_value(r)?;
+    if let Some(m) = v.as_object_mut() {
+        m.insert(
+            "conventions".into(),
+            serde_json::json!({
+                "std": "sample standard deviation over seeds, ddof = 1",
+                "ci95": "Student-t interval mean ± t(0.975, n-1) * std / sqrt(n)",
+                "mean_diff": "+MA minus baseline, paired by seed",
+                "t_test": "two-sided paired t-test",
+                "wilcoxon": "two-sided signed-rank test, scipy.stats.wilcoxon defaults (zero_method wilcox, no correction, auto method)",
+                "cohens_dz": "mean(diff) / std(diff)",
+                "holm": "over datasets within (method, evaluator, ma, variant)",
+                "few_seeds": format!("fewer than {MIN_SEEDS} pairs"),
+            }),
+        );
+    }
+    Ok(serde_json::to_string_pretty(&v)? + "\n")
+}

@@ -1,0 +1,81 @@
+//! Every sweep config shipped in benchmarks/ parses, validates every cell, and has the
+//! number of cells its comments promise.
+use std::path::Path;
+use std::process::Command;
+
+use magcl::experiment::sweep::Sweep;
+
+const DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+#[test]
+fn shipped_configs_load_with_the_expected_cell_counts() {
+    let expected = [
+        ("quick.toml", 12),
+        ("graph_ma.toml", 240),
+        ("node_table1.toml", 60),
+        ("node_table2.toml", 30),
+        ("node_ablation.toml", 270),
+        ("node_clustering.toml", 60),
+        ("ma_ranges.toml", 90),
+        ("filter_pi.toml", 48),
+    ];
+    for (file, n) in expected {
+        let path = Path::new(DIR).join("benchmarks").join(file);
+        let s = Sweep::load(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(s.cells.len(), n, "{file}");
+        assert_eq!(s.duplicates, 0, "{file}");
+    }
+    let mut seen = std::fs::read_dir(Path::new(DIR).join("benchmarks"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+        .count();
+    seen -= expected.len();
+    assert_eq!(
+        seen, 0,
+        "a config in benchmarks/ is not covered by this test"
+    );
+}
+
+#[test]
+fn quick_config_dry_run_lists_every_cell() {
+    let o = Command::new(env!("CARGO_BIN_EXE_magcl"))
+        .args(["bench", "benchmarks/quick.toml", "--dry-run"])
+        .current_dir(DIR)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().filter(|l| l.contains(" todo ")).count(), 12);
+    assert_eq!(
+        out.lines().filter(|l| l.contains("ARS gin+filter")).count(),
+        6
+    );
+}
+
+#[test]
+fn graph_ma_has_each_gin_mode_for_graphcl_only() {
+    let s = Sweep::load(&Path::new(DIR).join("benchmarks/graph_ma.toml")).unwrap();
+    let mut labels: Vec<(String, String)> = s
+        .cells
+        .iter()
+        .map(|c| (c.config.method.as_str().to_string(), c.ma_label()))
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let want: Vec<(String, String)> = [
+        ("adgcl", "ARS gin+filter"),
+        ("adgcl", "none"),
+        ("graphcl", "ARS filter"),
+        ("graphcl", "ARS gin+filter"),
+        ("graphcl", "ARS gin-sum"),
+        ("graphcl", "none"),
+        ("simgrace", "ARS gin+filter"),
+        ("simgrace", "none"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(labels, want);
+    assert!(s.cells.iter().any(|c| c.config.evaluator == "linear-svc"));
+}
