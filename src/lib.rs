@@ -31,6 +31,7 @@ pub mod methods;
 pub mod nn;
 pub mod report;
 pub mod rng;
+pub mod runtime;
 pub mod stats;
 
 pub use error::{Error, Result};

@@ -145,10 +145,7 @@ fn insert(
 }
 
 fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
-    let parts: Vec<&str> = s
-        .split([',', '-', ':'])
-        .map(str::trim)
-        .collect();
+    let parts: Vec<&str> = s.split([',', '-', ':']).map(str::trim).collect();
     if parts.len() != 2 {
         anyhow::bail!("{flag} expects LO,HI (inclusive), got '{s}'");
     }

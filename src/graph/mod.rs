@@ -117,6 +117,12 @@ pub struct GraphTensors {
     pub edge_weight: Option<Tensor>,
     /// Â's edge weights `d̃_u^-1/2 d̃_v^-1/2` and self weights `1/d̃`, computed on first use.
     norm: std::cell::OnceCell<(Tensor, Tensor)>,
+    /// The adjacency A (rows = destinations) as a sparse CSR matrix, built on first use.
+    adj: std::cell::OnceCell<Tensor>,
+    /// Â as a sparse CSR matrix (self-loops included), built on first use.
+    adj_norm: std::cell::OnceCell<Tensor>,
+    /// The filter F = (1 − π) I + π Â as a sparse CSR matrix, with its π.
+    filter: std::cell::OnceCell<(f64, Tensor)>,
 }
 
 impl GraphTensors {
@@ -137,6 +143,9 @@ impl GraphTensors {
             num_graphs,
             edge_weight: None,
             norm: std::cell::OnceCell::new(),
+            adj: std::cell::OnceCell::new(),
+            adj_norm: std::cell::OnceCell::new(),
+            filter: std::cell::OnceCell::new(),
         }
     }
 
@@ -155,7 +164,84 @@ impl GraphTensors {
             num_graphs: self.num_graphs,
             edge_weight: self.edge_weight.as_ref().map(|w| w.shallow_clone()),
             norm: std::cell::OnceCell::new(),
+            adj: std::cell::OnceCell::new(),
+            adj_norm: std::cell::OnceCell::new(),
+            filter: std::cell::OnceCell::new(),
         }
+    }
+
+    /// A sparse CSR `N × N` matrix with entries `(dst[e], src[e]) = values[e]` (and
+    /// `(i, i) = diag[i]` when given), built on the device.
+    fn csr(&self, values: &Tensor, diag: Option<&Tensor>) -> Tensor {
+        let dev = self.device();
+        let n = self.num_nodes as i64;
+        let (rows, cols, vals) = match diag {
+            Some(d) => {
+                let ids = Tensor::arange(n, (Kind::Int64, dev));
+                (
+                    Tensor::cat(&[&self.dst, &ids], 0),
+                    Tensor::cat(&[&self.src, &ids], 0),
+                    Tensor::cat(&[values, d], 0),
+                )
+            }
+            None => (
+                self.dst.shallow_clone(),
+                self.src.shallow_clone(),
+                values.shallow_clone(),
+            ),
+        };
+        let order = (&rows * n + &cols).argsort(0, false);
+        let (rows, cols, vals) = (
+            rows.index_select(0, &order),
+            cols.index_select(0, &order),
+            vals.index_select(0, &order),
+        );
+        let counts = rows.bincount(None::<Tensor>, n);
+        let crow = Tensor::cat(
+            &[
+                Tensor::zeros([1], (Kind::Int64, dev)),
+                counts.cumsum(0, Kind::Int64),
+            ],
+            0,
+        );
+        Tensor::sparse_csr_tensor_crow_col_value_size(
+            &crow,
+            &cols,
+            &vals,
+            [n, n],
+            (Kind::Float, dev),
+        )
+    }
+
+    /// The adjacency A as a sparse CSR matrix (`A z` sums incoming messages).
+    pub fn adjacency(&self) -> &Tensor {
+        self.adj.get_or_init(|| {
+            let ones = Tensor::ones([self.src.size()[0]], (Kind::Float, self.device()));
+            self.csr(&ones, None)
+        })
+    }
+
+    /// The filter F = (1 − π) I + π Â as one sparse CSR matrix (a filter step is then a
+    /// single sparse product). Cached for the first π asked; other π are built afresh.
+    pub fn filter_matrix(&self, pi: f64) -> Tensor {
+        let build = || {
+            let (w, self_w) = self.normalized_weights();
+            self.csr(&(w * pi), Some(&(self_w * pi + (1.0 - pi))))
+        };
+        let (p, f) = self.filter.get_or_init(|| (pi, build()));
+        if *p == pi {
+            f.shallow_clone()
+        } else {
+            build()
+        }
+    }
+
+    /// Â = D̃^-1/2 (A + I) D̃^-1/2 as a sparse CSR matrix (see [`Self::normalized_weights`]).
+    pub fn normalized_adjacency(&self) -> &Tensor {
+        self.adj_norm.get_or_init(|| {
+            let (w, self_w) = self.normalized_weights();
+            self.csr(w, Some(self_w))
+        })
     }
 
     /// Weights of the renormalised adjacency Â = D̃^-1/2 (A + I) D̃^-1/2 (D̃ = degree + 1,

@@ -54,27 +54,41 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Dire
     while start < n {
         let len = block.min(n - start);
         let rows = a.narrow(0, start, len);
+        // 1/τ folded into the (small) anchor block instead of the N-wide similarities
+        let rows_t = &rows * inv_t;
         // the positive of row r of the block sits in column start + r
         let diag = Tensor::arange_start(start, start + len, (Kind::Int64, a.device())).unsqueeze(1);
-        let mut s = rows.matmul(&ct) * inv_t;
+        let mut s = rows_t.matmul(&ct);
         if !cfg.positive_in_denominator {
-            s = s.scatter_value(1, &diag, f64::NEG_INFINITY);
+            let _ = s.scatter_value_(1, &diag, f64::NEG_INFINITY);
         }
-        let t = cfg
-            .intra_view_negatives
-            .then(|| (rows.matmul(&at) * inv_t).scatter_value(1, &diag, f64::NEG_INFINITY));
-        let lse = match &t {
-            Some(t) => Tensor::cat(&[&s, t], 1).logsumexp([1], true),
-            None => s.logsumexp([1], true),
+        let t = cfg.intra_view_negatives.then(|| {
+            let mut t = rows_t.matmul(&at);
+            let _ = t.scatter_value_(1, &diag, f64::NEG_INFINITY);
+            t
+        });
+        // softmax weights in place: e = exp(s − max), P = e / Σe, lse = max + log Σe
+        let max = match &t {
+            Some(t) => s
+                .amax(&[1i64][..], true)
+                .maximum(&t.amax(&[1i64][..], true)),
+            None => s.amax(&[1i64][..], true),
         };
-        let pos =
-            (&rows * c.narrow(0, start, len)).sum_dim_intlist(&[1i64][..], true, a.kind()) * inv_t;
+        let _ = s.g_sub_(&max).exp_();
+        let mut total = s.sum_dim_intlist(&[1i64][..], true, s.kind());
+        let t = t.map(|mut t| {
+            let _ = t.g_sub_(&max).exp_();
+            total += t.sum_dim_intlist(&[1i64][..], true, t.kind());
+            t
+        });
+        let lse = total.log() + &max;
+        let pos = (&rows_t * c.narrow(0, start, len)).sum_dim_intlist(&[1i64][..], true, a.kind());
         loss += (&lse - &pos).sum(Kind::Double);
-        let p = (s - &lse).exp();
+        let p = s.g_div_(&total);
         let _ = grad_a.narrow(0, start, len).g_add_(&p.matmul(c));
         let _ = grad_c.g_add_(&p.transpose(0, 1).matmul(&rows));
-        if let Some(t) = t {
-            let q = (t - &lse).exp();
+        if let Some(mut q) = t {
+            let q = q.g_div_(&total);
             let _ = grad_a.narrow(0, start, len).g_add_(&q.matmul(a));
             let _ = grad_a.g_add_(&q.transpose(0, 1).matmul(&rows));
         }

@@ -17,7 +17,7 @@ use crate::experiment::config::{NodeConfig, RunConfig};
 use crate::graph::GraphTensors;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::gcn::{sparse_from_csr, Features, GcnEncoder, NodeProjector, Propagation};
+use crate::nn::gcn::{Features, GcnEncoder, NodeProjector, Propagation};
 use crate::rng::{self, streams};
 
 pub struct NodeModel {
@@ -61,10 +61,7 @@ impl NodeModel {
             Propagation::Code
         };
         let x = ds.features.row_normalized();
-        let features = Features {
-            matrix: sparse_from_csr(x.rows, x.cols, &x.indptr, &x.indices, &x.data, device),
-            sparse: true,
-        };
+        let features = Features::from_csr(x.rows, x.cols, &x.indptr, &x.indices, &x.data, device);
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let encoder = GcnEncoder::new(
@@ -147,6 +144,45 @@ impl NodeModel {
         loss.backward();
         self.opt.step();
         Ok(loss.double_value(&[]))
+    }
+
+    /// Prints the time of each part of one step (development aid for the speed work).
+    pub fn profile_step(&mut self, epoch: usize) {
+        let t = Instant::now();
+        let lap = |what: &str, t: &mut Instant| {
+            println!("  {what:28} {:8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+            *t = Instant::now();
+        };
+        let mut t = t;
+        let (g1, m1) = self.view(epoch, 0);
+        let (g2, m2) = self.view(epoch, 1);
+        let _ = g1.normalized_adjacency();
+        let _ = g2.normalized_adjacency();
+        lap("views + adjacency", &mut t);
+        let (k1, k2) = self.sampler.sample(epoch as u64);
+        println!("  schedules {k1:?} {k2:?}");
+        let x1 = self
+            .features
+            .masked_matmul(&self.encoder.layers[0].weight, Some(&m1));
+        let x2 = self
+            .features
+            .masked_matmul(&self.encoder.layers[0].weight, Some(&m2));
+        lap("X·W (both views)", &mut t);
+        let _ = (x1, x2);
+        let z1 = self
+            .encoder
+            .forward(&self.features, Some(&m1), &g1, &k1, true);
+        let z2 = self
+            .encoder
+            .forward(&self.features, Some(&m2), &g2, &k2, true);
+        lap("encoder forward (both)", &mut t);
+        let loss = self.loss.loss(&z1, &z2);
+        lap("loss (value + analytic grad)", &mut t);
+        self.opt.zero_grad();
+        loss.backward();
+        lap("backward", &mut t);
+        self.opt.step();
+        lap("optimiser", &mut t);
     }
 
     /// Trains for `epochs` epochs.

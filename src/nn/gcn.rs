@@ -8,9 +8,9 @@
 //!
 //! `Â = D̃^-1/2 (A + I) D̃^-1/2` is built from the view's (directed) edges.
 use tch::nn;
-use tch::{Kind, Tensor};
+use tch::Tensor;
 
-use super::ops::normalized_adjacency;
+use super::ops::{filter_step, normalized_adjacency};
 use crate::graph::GraphTensors;
 
 /// Which reading of a propagation step.
@@ -97,16 +97,18 @@ impl GcnLayer {
                 if k == 0 {
                     return normalized_adjacency(g, &h) + &self.bias;
                 }
+                // (1 − π) h + π (Â h + b) = F h + π b
+                let pb = &self.bias * pi;
                 let mut h = h;
                 for _ in 0..k {
-                    h = &h * (1.0 - pi) + (normalized_adjacency(g, &h) + &self.bias) * pi;
+                    h = filter_step(g, &h, pi) + &pb;
                 }
                 h
             }
             Propagation::Paper => {
                 let mut h = h;
                 for _ in 0..k {
-                    h = &h * (1.0 - pi) + normalized_adjacency(g, &h) * pi;
+                    h = filter_step(g, &h, pi);
                 }
                 h + &self.bias
             }
@@ -114,21 +116,56 @@ impl GcnLayer {
     }
 }
 
-/// Node features: a sparse (COO) or dense `N × F` matrix on the device.
+/// Sparse node features (`N × F`, CSR) on the device. `X · W` is computed as a weighted
+/// embedding bag (each row a bag of its non-zero columns), which is fast on CPU and GPU in
+/// both directions and never densifies X.
 pub struct Features {
-    pub matrix: Tensor,
-    pub sparse: bool,
+    pub rows: usize,
+    pub cols: usize,
+    indices: Tensor,
+    values: Tensor,
+    offsets: Tensor,
 }
 
 impl Features {
+    /// From CSR parts (`indptr` has `rows + 1` entries).
+    pub fn from_csr(
+        rows: usize,
+        cols: usize,
+        indptr: &[usize],
+        indices: &[u32],
+        data: &[f32],
+        device: tch::Device,
+    ) -> Features {
+        let idx: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
+        let off: Vec<i64> = indptr.iter().map(|&v| v as i64).collect();
+        Features {
+            rows,
+            cols,
+            indices: Tensor::from_slice(&idx).to_device(device),
+            values: Tensor::from_slice(data).to_device(device),
+            offsets: Tensor::from_slice(&off).to_device(device),
+        }
+    }
+
     /// `X · diag(mask) · W` — a feature-column mask applied to the weight rows, so the
-    /// (sparse) feature matrix is never copied.
+    /// feature matrix is never copied.
     pub fn masked_matmul(&self, weight: &Tensor, column_mask: Option<&Tensor>) -> Tensor {
         let w = match column_mask {
             Some(m) => weight * m.unsqueeze(1),
             None => weight.shallow_clone(),
         };
-        self.matrix.mm(&w)
+        let (out, _, _, _) = Tensor::embedding_bag(
+            &w,
+            &self.indices,
+            &self.offsets,
+            false,
+            0,
+            false,
+            Some(&self.values),
+            true,
+        );
+        out
     }
 }
 
@@ -205,36 +242,11 @@ impl NodeProjector {
     }
 }
 
-/// A sparse COO tensor from CSR parts (row-major `rows × cols`).
-pub fn sparse_from_csr(
-    rows: usize,
-    cols: usize,
-    indptr: &[usize],
-    indices: &[u32],
-    data: &[f32],
-    device: tch::Device,
-) -> Tensor {
-    let mut r = Vec::with_capacity(indices.len());
-    for i in 0..rows {
-        r.extend(std::iter::repeat_n(i as i64, indptr[i + 1] - indptr[i]));
-    }
-    let c: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
-    let idx = Tensor::stack(&[Tensor::from_slice(&r), Tensor::from_slice(&c)], 0);
-    Tensor::sparse_coo_tensor_indices_size(
-        &idx,
-        &Tensor::from_slice(data),
-        [rows as i64, cols as i64],
-        (Kind::Float, tch::Device::Cpu),
-        true,
-    )
-    .to_device(device)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::graph::{Batch, GraphView};
-    use tch::Device;
+    use tch::{Device, Kind};
 
     /// The 4-node graph 0-1, 1-2, 2-0, 2-3.
     fn toy() -> GraphTensors {
@@ -329,11 +341,7 @@ mod tests {
 
     #[test]
     fn sparse_features_and_masks() {
-        let x = sparse_from_csr(2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0, 2.0, 3.0], Device::Cpu);
-        let f = Features {
-            matrix: x,
-            sparse: true,
-        };
+        let f = Features::from_csr(2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0, 2.0, 3.0], Device::Cpu);
         let w = Tensor::from_slice(&[1.0f32, 10.0, 100.0]).view([3, 1]);
         let full: Vec<f32> = Vec::try_from(f.masked_matmul(&w, None).flatten(0, -1)).unwrap();
         assert_eq!(full, vec![201.0, 30.0]);

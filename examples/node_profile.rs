@@ -1,0 +1,34 @@
+//! Times the parts of one node-level training step (development aid).
+use std::time::Instant;
+
+use magcl::data::{self, DataConfig};
+use magcl::experiment::config::{MethodName, RunConfig, RunSpec};
+use magcl::methods::node::NodeModel;
+
+fn main() -> magcl::Result<()> {
+    magcl::runtime::tune_allocator();
+    magcl::runtime::quiet_libtorch();
+    let threads: i32 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let name = std::env::args().nth(2).unwrap_or_else(|| "Cora".into());
+    tch::set_num_threads(threads);
+    let ds = data::load_node_dataset(&name, &DataConfig::from_env())?;
+    let mut spec = RunSpec {
+        method: Some(MethodName::Base),
+        dataset: name,
+        seed: 0,
+        ..Default::default()
+    };
+    spec.overrides = serde_json::from_str(r#"{"ma": {"enabled": true}}"#).unwrap();
+    let cfg = RunConfig::resolve(&spec)?;
+    let mut m = NodeModel::new(&cfg, &ds, tch::Device::Cpu)?;
+    for epoch in 0..8 {
+        let t = Instant::now();
+        m.step(epoch)?;
+        println!("epoch {epoch}: {:.3} s", t.elapsed().as_secs_f64());
+    }
+    m.profile_step(8);
+    Ok(())
+}
