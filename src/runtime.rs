@@ -16,10 +16,33 @@ pub fn tune_allocator() {
     }
 }
 
-/// Silences libtorch's one-time "sparse CSR support is in beta" notice (and other C++
-/// warnings below error level) unless the user set `TORCH_CPP_LOG_LEVEL` themselves.
+/// Makes libtorch print its one-time "sparse CSR support is in beta" notice now, into
+/// /dev/null, so that it does not interleave with magcl's own output. (libtorch reads its
+/// log level before `main`, so the notice cannot be configured away from here.)
 pub fn quiet_libtorch() {
-    if std::env::var_os("TORCH_CPP_LOG_LEVEL").is_none() {
-        std::env::set_var("TORCH_CPP_LOG_LEVEL", "ERROR");
+    use tch::{Device, Kind, Tensor};
+    #[cfg(unix)]
+    // SAFETY: plain file-descriptor juggling on fd 2, restored before returning; no other
+    // thread writes to stderr this early.
+    unsafe {
+        let saved = libc::dup(2);
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+        if saved >= 0 && null >= 0 {
+            libc::dup2(null, 2);
+        }
+        let _ = Tensor::f_sparse_csr_tensor_crow_col_value_size(
+            &Tensor::from_slice(&[0i64, 1]),
+            &Tensor::from_slice(&[0i64]),
+            &Tensor::from_slice(&[1.0f32]),
+            [1, 1],
+            (Kind::Float, Device::Cpu),
+        );
+        if saved >= 0 {
+            libc::dup2(saved, 2);
+            libc::close(saved);
+        }
+        if null >= 0 {
+            libc::close(null);
+        }
     }
 }
