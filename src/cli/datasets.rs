@@ -6,29 +6,32 @@ use crate::data::{load_graph_dataset, load_node_dataset};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
+const DATASETS_HELP: &str = "\
+Where datasets come from:
+  Datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets). One that is not cached is
+  fetched on first use: from $MAGCL_DATA_MIRROR if set (a local folder or an http(s) base
+  URL laid out as tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz), otherwise, or
+  when the mirror lacks it, from the canonical public URLs. Files with a known sha256 are
+  verified, every dataset is parsed before it enters the cache, and a failed fetch leaves
+  nothing behind.
+
+Names (case-insensitive):
+  graph classification: MUTAG, NCI1, NCI109, PROTEINS, DD, PTC_MR, IMDB-BINARY,
+    IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K, and the embedded `synthetic`
+    (BA-2Motifs style, no files needed; `synthetic:GRAPHS[:SEED]` for other sizes/seeds)
+  node classification: Cora, CiteSeer, PubMed, Amazon-Computers, Amazon-Photo, Coauthor-CS
+  any folder of TU-format files: tu:PATH/NAME (files NAME_A.txt, NAME_graph_indicator.txt, ...)
+
+Examples:
+  magcl datasets list
+  magcl datasets fetch MUTAG PROTEINS Cora
+  magcl datasets info NCI1
+  magcl datasets info CiteSeer --json
+  MAGCL_DATA_MIRROR=../shared/datasets magcl datasets fetch IMDB-BINARY";
+
 /// List, fetch and describe datasets.
-///
-/// Datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets). A dataset that is not
-/// cached is fetched on first use: from $MAGCL_DATA_MIRROR if set (a local folder or an
-/// http(s) base URL laid out as tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz),
-/// otherwise, or when the mirror lacks it, from the canonical public URLs. Files with a
-/// known sha256 are verified, every dataset is parsed before it enters the cache, and a
-/// failed fetch leaves nothing behind.
-///
-/// Names are case-insensitive. Graph-classification sets: MUTAG, NCI1, NCI109, PROTEINS,
-/// DD, PTC_MR, IMDB-BINARY, IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K and the
-/// embedded `synthetic` (BA-2Motifs style; `synthetic:GRAPHS[:SEED]`). Node-classification
-/// sets: Cora, CiteSeer, PubMed, Amazon-Computers, Amazon-Photo, Coauthor-CS. Any folder
-/// of TU-format files can be named as `tu:PATH/NAME` (files NAME_A.txt, ...).
-///
-/// Examples:
-///   magcl datasets list
-///   magcl datasets fetch MUTAG PROTEINS Cora
-///   magcl datasets info NCI1
-///   magcl datasets info CiteSeer --json
-///   MAGCL_DATA_MIRROR=../shared/datasets magcl datasets fetch IMDB-BINARY
 #[derive(Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(after_help = DATASETS_HELP)]
 pub struct DatasetsArgs {
     #[command(subcommand)]
     pub command: DatasetsCommand,

@@ -201,7 +201,8 @@ pub fn read_npz_entries(path: &Path, bytes: &[u8]) -> Result<HashMap<String, Vec
         }
         let name = entry.name().map_err(|e| corrupt(&e))?.to_string();
         let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
-        let mut buf = Vec::with_capacity(entry.size().min(64 << 20) as usize);
+        // The declared size may lie; grow past 1 MiB only as data actually arrives.
+        let mut buf = Vec::with_capacity(entry.size().min(1 << 20) as usize);
         (&mut entry)
             .take(MAX_ENTRY_BYTES + 1)
             .read_to_end(&mut buf)

@@ -41,7 +41,8 @@ pub enum Obj {
     /// (`NEWOBJ`), with what `BUILD`, `SETITEMS` and `APPENDS` added afterwards.
     Object {
         callable: Value,
-        args: Vec<Value>,
+        /// The argument tuple (a [`Value::Ref`] to an [`Obj::Tuple`]); see [`Pickle::args`].
+        args: Value,
         state: Option<Value>,
         items: Vec<(Value, Value)>,
         list_items: Vec<Value>,
@@ -55,7 +56,7 @@ pub struct Pickle {
     pub root: Option<Value>,
 }
 
-/// Nesting depth accepted when walking values (cycles and deep nests end here).
+/// Nesting depth followed when walking values (cycles and deep nests end here).
 pub const MAX_DEPTH: usize = 64;
 
 impl Pickle {
@@ -106,12 +107,25 @@ impl Pickle {
         }
     }
 
-    /// `module.name` of a global, or of the callable that made an object.
+    /// `module.name` of a global, or of the callable that made an object (followed
+    /// through at most [`MAX_DEPTH`] calls).
     pub fn class_name(&self, v: &Value) -> Option<String> {
-        match self.obj(v)? {
-            Obj::Global { module, name } => Some(format!("{module}.{name}")),
-            Obj::Object { callable, .. } => self.class_name(callable),
-            _ => None,
+        let mut v = v;
+        for _ in 0..MAX_DEPTH {
+            match self.obj(v)? {
+                Obj::Global { module, name } => return Some(format!("{module}.{name}")),
+                Obj::Object { callable, .. } => v = callable,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The call arguments of an object made by `REDUCE`/`NEWOBJ` (empty otherwise).
+    pub fn args(&self, v: &Value) -> &[Value] {
+        match self.obj(v) {
+            Some(Obj::Object { args, .. }) => self.seq(args).unwrap_or(&[]),
+            _ => &[],
         }
     }
 }
@@ -540,13 +554,13 @@ pub fn parse(path: &Path, data: &[u8]) -> Result<Pickle> {
                 }
                 let args = m.pop(pos)?;
                 let callable = m.pop(pos)?;
-                let args = match &args {
-                    Value::Ref(i) => match m.objects.get(*i) {
-                        Some(Obj::Tuple(t)) => t.clone(),
-                        _ => return Err(m.err(pos, "call arguments are not a tuple")),
-                    },
-                    _ => return Err(m.err(pos, "call arguments are not a tuple")),
+                let is_tuple = match &args {
+                    Value::Ref(i) => matches!(m.objects.get(*i), Some(Obj::Tuple(_))),
+                    _ => false,
                 };
+                if !is_tuple {
+                    return Err(m.err(pos, "call arguments are not a tuple"));
+                }
                 let v = m.alloc(Obj::Object {
                     callable,
                     args,
@@ -666,6 +680,19 @@ mod tests {
             let e = p(bad).unwrap_err().to_string();
             assert!(e.starts_with("t.pkl: corrupt pickle at byte"), "{e}");
         }
+    }
+
+    #[test]
+    fn deep_call_chains_end() {
+        // N ) R repeated: each object's callable is the previous object.
+        let mut bytes = b"\x80\x02N".to_vec();
+        for _ in 0..100_000 {
+            bytes.extend_from_slice(b")R");
+        }
+        bytes.push(b'.');
+        let pk = p(&bytes).unwrap();
+        assert_eq!(pk.class_name(pk.root()), None);
+        assert!(pk.args(pk.root()).is_empty());
     }
 
     #[test]

@@ -65,14 +65,13 @@ fn raw_bytes(pk: &Pickle, v: &Value) -> Option<Vec<u8>> {
     match v {
         Value::Bytes(b) => Some(b.to_vec()),
         Value::Str(s) => s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect(),
-        Value::Ref(_) => match pk.obj(v)? {
-            Obj::Object { callable, args, .. }
-                if pk.class_name(callable).as_deref() == Some("_codecs.encode") =>
-            {
-                raw_bytes(pk, args.first()?)
+        Value::Ref(_) if pk.class_name(v).as_deref() == Some("_codecs.encode") => {
+            match pk.args(v).first()? {
+                Value::Str(s) => s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect(),
+                Value::Bytes(b) => Some(b.to_vec()),
+                _ => None,
             }
-            _ => None,
-        },
+        }
         _ => None,
     }
 }
@@ -88,14 +87,12 @@ fn int_of(v: &Value) -> Option<i64> {
 /// The numpy type string (`<f4`) of a pickled `numpy.dtype` object.
 fn dtype_descr(pk: &Pickle, v: &Value) -> std::result::Result<String, String> {
     let Some(Obj::Object {
-        callable,
-        args,
-        state,
-        ..
+        callable, state, ..
     }) = pk.obj(v)
     else {
         return Err("array dtype is not a numpy.dtype object".into());
     };
+    let args = pk.args(v);
     if !pk
         .class_name(callable)
         .is_some_and(|c| c.ends_with(".dtype"))
@@ -133,19 +130,17 @@ fn shape_of(pk: &Pickle, v: &Value) -> std::result::Result<Vec<usize>, String> {
 /// (protocol 5).
 pub fn ndarray(pk: &Pickle, v: &Value) -> std::result::Result<NdArray, String> {
     let Some(Obj::Object {
-        callable,
-        args,
-        state,
-        ..
+        callable, state, ..
     }) = pk.obj(v)
     else {
         return Err("expected a numpy array".into());
     };
+    let args = pk.args(v);
     if pk
         .class_name(callable)
         .is_some_and(|c| c.ends_with("._frombuffer"))
     {
-        let [buf, dtype, shape, order] = &args[..] else {
+        let [buf, dtype, shape, order] = args else {
             return Err("numpy _frombuffer call without (buffer, dtype, shape, order)".into());
         };
         let data = raw_bytes(pk, buf).ok_or("numpy array data is not a byte string")?;
@@ -389,6 +384,19 @@ pub fn parse_planetoid(name: &str, f: &PlanetoidFiles) -> Result<NodeDataset> {
         max_id = max_id.max(t as usize);
     }
     let num_nodes = max_id + 1;
+    // Unlisted ids inside the test range (CiteSeer has 15) must stay a minority: a huge
+    // span means a corrupt file, not thousands of isolated nodes.
+    if num_nodes - n_all > 2 * test_index.len() {
+        return Err(Error::parse(
+            ti_path,
+            1,
+            format!(
+                "test ids span {} ids ({n_all}..={max_id}) for {} listed test nodes; expected nearly consecutive ids",
+                num_nodes - n_all,
+                test_index.len()
+            ),
+        ));
+    }
     // Position of each node's tx row, if it is a test node.
     let mut tx_row: Vec<Option<u32>> = vec![None; num_nodes - n_all];
     for (i, (l, &t)) in ti_lines.iter().zip(&test_index).enumerate() {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fills fuzz/corpus/<target>/ with seed inputs from the dataset mirror and the test
+# fixtures. Run from the repository root: bash fuzz/seed_corpus.sh [MIRROR]
+set -euo pipefail
+mirror="${1:-${MAGCL_DATA_MIRROR:-../shared/datasets}}"
+fx=tests/fixtures/data
+mkdir -p fuzz/corpus/tu_parser fuzz/corpus/pickle_reader fuzz/corpus/npz_reader
+sep=$'\xff'
+# TU: parts joined by 0xFF (see fuzz_targets/tu_parser.rs); small datasets and slices.
+tu_seed() { # dir name out [max lines]
+  local d=$1 n=$2 out=$3 lines=${4:-100000000}
+  {
+    for f in A graph_indicator graph_labels node_labels node_attributes edge_labels edge_attributes; do
+      if [ -f "$d/${n}_$f.txt" ]; then head -n "$lines" "$d/${n}_$f.txt"; fi
+      if [ "$f" != edge_attributes ]; then printf '%s' "$sep"; fi
+    done
+  } > "$out"
+}
+tu_seed "$fx/tu/good/TINY" TINY fuzz/corpus/tu_parser/tiny
+tu_seed "$fx/tu/crlf/TINY" TINY fuzz/corpus/tu_parser/tiny_crlf
+for c in "$fx"/tu/bad/*/; do tu_seed "$c/TINY" TINY "fuzz/corpus/tu_parser/bad_$(basename "$c")"; done
+tu_seed "$mirror/tu/MUTAG" MUTAG fuzz/corpus/tu_parser/mutag_head 60
+tu_seed "$mirror/tu/PROTEINS" PROTEINS fuzz/corpus/tu_parser/proteins_head 60
+# Pickles: small real files and the fixtures.
+for f in "$mirror"/planetoid/ind.*.y "$mirror"/planetoid/ind.*.ty "$mirror"/planetoid/ind.cora.x; do
+  cp "$f" fuzz/corpus/pickle_reader/
+done
+head -c 4000 "$mirror/planetoid/ind.cora.graph" > fuzz/corpus/pickle_reader/cora_graph_head
+cp "$fx"/planetoid/tiny/ind.tiny.{x,tx,y,ty,graph} fuzz/corpus/pickle_reader/
+cp "$fx"/planetoid/bad/*.{x,y,graph} fuzz/corpus/pickle_reader/ 2>/dev/null || true
+# npz: the fixtures.
+cp "$fx"/npz/*.npz fuzz/corpus/npz_reader/
+echo "seeded: $(ls fuzz/corpus/tu_parser | wc -l) tu, $(ls fuzz/corpus/pickle_reader | wc -l) pickle, $(ls fuzz/corpus/npz_reader | wc -l) npz"
