@@ -11,19 +11,38 @@ use magcl::methods::{epoch_batches, GraphMethod};
 fn main() -> magcl::Result<()> {
     magcl::runtime::tune_allocator();
     magcl::runtime::quiet_libtorch();
-    let threads: i32 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2);
+    let threads: i32 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
     let name = std::env::args().nth(2).unwrap_or_else(|| "MUTAG".into());
     let method = std::env::args().nth(3).unwrap_or_else(|| "graphcl".into());
     tch::set_num_threads(threads);
-    let spec = RunSpec { method: Some(MethodName::parse(&method)?), dataset: name, seed: 0, ..Default::default() };
+    let spec = RunSpec {
+        method: Some(MethodName::parse(&method)?),
+        dataset: name,
+        seed: 0,
+        ..Default::default()
+    };
     let cfg = RunConfig::resolve(&spec)?;
     let data = graph_data(&cfg, &DataConfig::from_env())?;
     let mut m: Box<dyn GraphMethod> = match cfg.method {
-        MethodName::Simgrace => Box::new(magcl::methods::simgrace::SimGrace::new(&cfg, data.dim, tch::Device::Cpu)?),
-        _ => Box::new(magcl::methods::graphcl::GraphCl::new(&cfg, data.dim, tch::Device::Cpu)?),
+        MethodName::Simgrace => Box::new(magcl::methods::simgrace::SimGrace::new(
+            &cfg,
+            data.dim,
+            tch::Device::Cpu,
+        )?),
+        _ => Box::new(magcl::methods::graphcl::GraphCl::new(
+            &cfg,
+            data.dim,
+            tch::Device::Cpu,
+        )?),
     };
     let mut step = 0;
-    let epochs: usize = std::env::args().nth(4).and_then(|s| s.parse().ok()).unwrap_or(4);
+    let epochs: usize = std::env::args()
+        .nth(4)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
     for epoch in 0..epochs {
         let t = Instant::now();
         for ids in epoch_batches(data.views.len(), cfg.batch_size, 0, epoch) {

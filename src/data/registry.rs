@@ -146,6 +146,7 @@ pub fn lookup(name: &str) -> Result<&'static KnownDataset> {
 /// Whether `name` is a known node-classification dataset.
 pub fn is_node_dataset(name: &str) -> bool {
     find(name).is_some_and(|d| d.kind == DatasetKind::Node)
+        || matches!(super::source::synthetic_node_params(name), Ok(Some(_)))
 }
 
 #[cfg(test)]

@@ -140,6 +140,9 @@ pub fn load_graph_dataset(name: &str, cfg: &DataConfig) -> Result<GraphDataset> 
 /// Loads a node-classification dataset by name (case-insensitive), fetching it into the
 /// cache first if needed. Features are raw; see [`super::CsrMatrix::row_normalized`].
 pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
+    if let Some((n, e, f, c, seed)) = synthetic_node_params(name)? {
+        return Ok(synthetic::planted_partition(n, e, f, c, seed));
+    }
     let d = registry::lookup(name.trim())?;
     match d.origin {
         Origin::Planetoid { prefix } => {
@@ -211,6 +214,43 @@ pub fn kind_of(name: &str) -> Result<DatasetKind> {
 
 // ---------------------------------------------------------------------------------------
 // Names with parameters
+
+/// `synthetic-node[:NODES[:EDGES[:FEATURES[:CLASSES[:SEED]]]]]`: the planted-partition
+/// node set (default: the size of Coauthor-CS).
+pub fn synthetic_node_params(name: &str) -> Result<Option<(usize, usize, usize, usize, u64)>> {
+    let name = name.trim();
+    let lower = name.to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("synthetic-node") else {
+        return Ok(None);
+    };
+    let (dn, de, df, dc) = synthetic::NODE_DEFAULT;
+    let mut v: Vec<u64> = vec![dn as u64, de as u64, df as u64, dc as u64, 0];
+    if !rest.is_empty() {
+        let parts: Vec<&str> = rest.trim_start_matches(':').split(':').collect();
+        if !rest.starts_with(':') || parts.len() > 5 {
+            return Err(Error::Data(format!(
+                "dataset {name:?}: expected synthetic-node[:NODES[:EDGES[:FEATURES[:CLASSES[:SEED]]]]]"
+            )));
+        }
+        for (i, p) in parts.iter().enumerate() {
+            v[i] = p.parse().map_err(|_| {
+                Error::Data(format!("dataset {name:?}: '{p}' is not a whole number"))
+            })?;
+        }
+    }
+    if v[0] < 2 || v[2] == 0 || v[3] == 0 {
+        return Err(Error::Data(format!(
+            "dataset {name:?}: needs at least 2 nodes, 1 feature and 1 class"
+        )));
+    }
+    Ok(Some((
+        v[0] as usize,
+        v[1] as usize,
+        v[2] as usize,
+        v[3] as usize,
+        v[4],
+    )))
+}
 
 /// `synthetic`, `BA-2Motifs`, `synthetic:GRAPHS`, `synthetic:GRAPHS:SEED`.
 fn synthetic_params(name: &str) -> Result<Option<(usize, u64)>> {

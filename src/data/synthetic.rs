@@ -103,3 +103,96 @@ mod tests {
         }
     }
 }
+
+/// Default size of the node-level synthetic set `synthetic-node`: a graph the size of
+/// Coauthor-CS (nodes, undirected edges, features, classes), for speed and memory tests.
+pub const NODE_DEFAULT: (usize, usize, usize, usize) = (18_333, 163_788, 6_805, 15);
+
+/// A planted-partition node-classification graph: node `i` has class `i mod classes`;
+/// each edge joins two nodes of the same class with probability 0.8, else two random
+/// nodes; each node has 9 binary features, 6 of them from a band of columns that belongs
+/// to its class. Deterministic by `seed`.
+pub fn planted_partition(
+    nodes: usize,
+    edges: usize,
+    features: usize,
+    classes: usize,
+    seed: u64,
+) -> super::NodeDataset {
+    use std::collections::HashSet;
+    let classes = classes.max(1).min(nodes.max(1));
+    let mut rng = rng::stream(seed, &[streams::SYNTHETIC, u64::MAX]);
+    let per_class = nodes.div_ceil(classes).max(1);
+    let mut set: HashSet<(u32, u32)> = HashSet::with_capacity(edges);
+    let max_edges = nodes * nodes.saturating_sub(1) / 2;
+    let target = edges.min(max_edges);
+    while set.len() < target {
+        let u = rng.gen_range(0..nodes);
+        let v = if rng.gen::<f64>() < 0.8 {
+            // a node of the same class: u mod classes + classes * k
+            let k = rng.gen_range(0..per_class);
+            (u % classes + classes * k).min(nodes - 1)
+        } else {
+            rng.gen_range(0..nodes)
+        };
+        if u != v {
+            set.insert((u.min(v) as u32, u.max(v) as u32));
+        }
+    }
+    let mut edge_list: Vec<(u32, u32)> = set.into_iter().collect();
+    edge_list.sort_unstable();
+    let band = (features / classes).max(1);
+    let (mut indptr, mut indices, mut data) = (vec![0usize], Vec::new(), Vec::new());
+    for i in 0..nodes {
+        let c = i % classes;
+        let mut cols: Vec<u32> = (0..9)
+            .map(|j| {
+                if j < 6 {
+                    ((c * band + rng.gen_range(0..band)) % features.max(1)) as u32
+                } else {
+                    rng.gen_range(0..features.max(1)) as u32
+                }
+            })
+            .collect();
+        cols.sort_unstable();
+        cols.dedup();
+        data.extend(std::iter::repeat_n(1.0f32, cols.len()));
+        indices.extend(cols);
+        indptr.push(indices.len());
+    }
+    super::NodeDataset {
+        name: format!("synthetic-node:{nodes}:{edges}:{features}:{classes}:{seed}"),
+        num_nodes: nodes,
+        edges: edge_list,
+        features: super::CsrMatrix {
+            rows: nodes,
+            cols: features,
+            indptr,
+            indices,
+            data,
+        },
+        labels: (0..nodes).map(|i| (i % classes) as u32).collect(),
+        num_classes: classes,
+        public_split: None,
+    }
+}
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+
+    #[test]
+    fn planted_partition_has_the_asked_size_and_is_deterministic() {
+        let a = planted_partition(500, 2000, 100, 5, 1);
+        assert_eq!(a.num_nodes, 500);
+        assert_eq!(a.edges.len(), 2000);
+        assert!(a.edges.iter().all(|&(u, v)| u < v && (v as usize) < 500));
+        assert_eq!(a.features.rows, 500);
+        assert_eq!(a.features.indptr.len(), 501);
+        let same = a.edges.iter().filter(|&&(u, v)| u % 5 == v % 5).count();
+        assert!(same > 1500, "mostly intra-class edges: {same}");
+        let b = planted_partition(500, 2000, 100, 5, 1);
+        assert_eq!(a.edges, b.edges);
+        assert_eq!(a.features, b.features);
+    }
+}

@@ -38,6 +38,12 @@ pub fn known_dataset(name: &str) -> Option<Task> {
     if name.trim().starts_with("tu:") {
         return Some(Task::Graph);
     }
+    if matches!(
+        crate::data::source::synthetic_node_params(name),
+        Ok(Some(_))
+    ) {
+        return Some(Task::Node);
+    }
     crate::data::registry::find(name).map(|d| match d.kind {
         crate::data::registry::DatasetKind::Graph => Task::Graph,
         crate::data::registry::DatasetKind::Node => Task::Node,
