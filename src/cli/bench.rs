@@ -221,7 +221,7 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
 }
 
 /// The worker program: $MAGCL_BENCH_WORKER, else this executable.
-fn worker_program() -> anyhow::Result<PathBuf> {
+pub fn worker_program() -> anyhow::Result<PathBuf> {
     match std::env::var_os("MAGCL_BENCH_WORKER") {
         Some(w) if !w.is_empty() => Ok(PathBuf::from(w)),
         _ => std::env::current_exe().context("cannot find the magcl executable to run cells"),
@@ -389,16 +389,22 @@ fn fmt_secs(s: f64) -> String {
     }
 }
 
-/// Runs one cell in a child process and turns its last stdout line into a row.
-fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str) -> Outcome {
-    let cfg_path = tmp.join(format!("cell-{}.json", cell.hash));
-    let json = match serde_json::to_string_pretty(&cell.config) {
-        Ok(j) => j,
-        Err(e) => return Outcome::Failed(format!("cannot serialise the config: {e}")),
-    };
-    if let Err(e) = std::fs::write(&cfg_path, json) {
-        return Outcome::Failed(format!("cannot write {}: {e}", cfg_path.display()));
-    }
+/// Runs `magcl train --config CFG --json --quiet --threads T --device D [extra]` with the
+/// given worker in a child process (killed if this process dies) and parses the run record
+/// it prints as its last stdout line. Errors carry the worker's last stderr lines.
+pub fn run_worker(
+    cfg: &RunConfig,
+    worker: &Path,
+    tmp: &Path,
+    threads: usize,
+    device: &str,
+    extra: &[&str],
+) -> Result<(RunRecord, f64), String> {
+    let cfg_path = tmp.join(format!("cell-{}-{}.json", cfg.hash(), std::process::id()));
+    let json = serde_json::to_string_pretty(cfg)
+        .map_err(|e| format!("cannot serialise the config: {e}"))?;
+    std::fs::write(&cfg_path, json)
+        .map_err(|e| format!("cannot write {}: {e}", cfg_path.display()))?;
     let start = Instant::now();
     let mut cmd = Command::new(worker);
     cmd.arg("train")
@@ -410,21 +416,19 @@ fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str
         .arg(threads.to_string())
         .arg("--device")
         .arg(device)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     die_with_parent(&mut cmd);
     let output = cmd.output();
     let _ = std::fs::remove_file(&cfg_path);
-    let output = match output {
-        Ok(o) => o,
-        Err(e) => return Outcome::Failed(format!("cannot start {}: {e}", worker.display())),
-    };
+    let output = output.map_err(|e| format!("cannot start {}: {e}", worker.display()))?;
     let secs = start.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         let tail = last_lines(&stderr, 5);
-        return Outcome::Failed(format!(
+        return Err(format!(
             "worker exited with {}{}",
             output.status,
             if tail.is_empty() {
@@ -435,17 +439,25 @@ fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str
         ));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let Some(last) = stdout.lines().rev().find(|l| !l.trim().is_empty()) else {
-        return Outcome::Failed("worker printed no result line on stdout".into());
-    };
-    let record: RunRecord = match serde_json::from_str(last.trim()) {
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .ok_or_else(|| "worker printed no result line on stdout".to_string())?;
+    let record: RunRecord = serde_json::from_str(last.trim()).map_err(|e| {
+        format!(
+            "the worker's last stdout line is not a run record ({e}): {}",
+            truncate(last, 200)
+        )
+    })?;
+    Ok((record, secs))
+}
+
+/// Runs one cell in a child process and turns its run record into a row.
+fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str) -> Outcome {
+    let (record, secs) = match run_worker(&cell.config, worker, tmp, threads, device, &[]) {
         Ok(r) => r,
-        Err(e) => {
-            return Outcome::Failed(format!(
-                "the worker's last stdout line is not a run record ({e}): {}",
-                truncate(last, 200)
-            ))
-        }
+        Err(e) => return Outcome::Failed(e),
     };
     let mut row = match ResultRow::from_record(&record, &cell.variant, threads) {
         Ok(r) => r,

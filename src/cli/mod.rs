@@ -5,6 +5,7 @@ pub mod bench;
 pub mod datasets;
 pub mod eval;
 pub mod report;
+pub mod speed;
 pub mod train;
 
 /// magcl — graph contrastive learning with and without model augmentation (MA).
@@ -34,6 +35,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Summarise result CSVs: mean ± std, intervals, paired tests, tables and plots.
     Report(report::ReportArgs),
+    /// Time training epochs, one evaluation and peak memory per method × dataset.
+    BenchSpeed(speed::SpeedArgs),
 }
 
 pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
@@ -43,5 +46,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a),
+        Command::BenchSpeed(a) => speed::run(a),
     }
 }

@@ -101,6 +101,9 @@ pub struct TrainArgs {
     /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to FILE.labels.npy.
     #[arg(long, value_name = "FILE.npy")]
     pub save_embeddings: Option<PathBuf>,
+    /// Train only, no evaluation (for timing; `accuracy` is then 0 and `evaluated` false).
+    #[arg(long)]
+    pub no_eval: bool,
     /// Print one JSON object (the run record) on stdout instead of a summary.
     #[arg(long)]
     pub json: bool,
@@ -287,6 +290,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
         save_embeddings: a.save_embeddings.clone(),
+        skip_eval: a.no_eval,
     };
     let outcome = runner::run(&cfg, &opts)?;
     let record = RunRecord::new(&cfg, outcome);
@@ -309,14 +313,18 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         cfg.evaluator,
         o.device
     );
-    match o.accuracy_std_folds {
-        Some(sd) => println!(
-            "accuracy   {:.2} % (± {:.2} over {} folds)",
-            o.accuracy,
-            sd,
-            o.fold_accuracies.len()
-        ),
-        None => println!("accuracy   {:.2} %", o.accuracy),
+    if !o.evaluated {
+        println!("accuracy   (not evaluated: --no-eval)");
+    } else {
+        match o.accuracy_std_folds {
+            Some(sd) => println!(
+                "accuracy   {:.2} % (± {:.2} over {} folds)",
+                o.accuracy,
+                sd,
+                o.fold_accuracies.len()
+            ),
+            None => println!("accuracy   {:.2} %", o.accuracy),
+        }
     }
     if let Some(v) = o.val_accuracy {
         println!("validation {v:.2} %");

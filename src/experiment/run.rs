@@ -26,12 +26,16 @@ pub struct RunOptions {
     pub progress: bool,
     /// Write the evaluation embeddings here (`.npy`), with labels beside (`*.labels.npy`).
     pub save_embeddings: Option<PathBuf>,
+    /// Train only (for timing): no evaluation, `accuracy` stays 0 and `evaluated` false.
+    pub skip_eval: bool,
 }
 
 /// What a run produced.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(default)]
 pub struct RunOutcome {
+    /// Whether the embeddings were evaluated (false for `train --no-eval`).
+    pub evaluated: bool,
     /// Test accuracy in percent (graph level: mean over the outer folds).
     pub accuracy: f64,
     /// Sample standard deviation (ddof 1) over the outer folds (graph level).
@@ -215,6 +219,9 @@ fn run_graph(
             };
             let log = train_graph_method(m.as_mut(), &data, &lc, |_, _| Ok(()))?;
             let (emb, d) = m.embed(&data)?;
+            if opts.skip_eval {
+                return Ok(train_only(cfg, log, t0));
+            }
             let te = Instant::now();
             let r = eval::evaluate(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
             eval_seconds += te.elapsed().as_secs_f64();
@@ -232,7 +239,7 @@ fn run_graph(
             let mut m = AdGcl::new(cfg, data.dim, device)?;
             let mut best: Option<(f64, usize, Vec<f32>, usize, eval::CvResult)> = None;
             let log = train_graph_method(&mut m, &data, &lc, |epoch, m: &AdGcl| {
-                if (epoch + 1) % interval != 0 && epoch + 1 != cfg.epochs {
+                if opts.skip_eval || ((epoch + 1) % interval != 0 && epoch + 1 != cfg.epochs) {
                     return Ok(());
                 }
                 let te = Instant::now();
@@ -257,6 +264,7 @@ fn run_graph(
         save_embeddings(p, &emb, n, d, &data.labels)?;
     }
     Ok(RunOutcome {
+        evaluated: true,
         accuracy: result.accuracy,
         accuracy_std_folds: Some(result.std),
         fold_accuracies: result.fold_accuracies,
@@ -296,6 +304,9 @@ fn run_node(
     let mut model = NodeModel::new(cfg, &ds, device)?;
     let log = model.train(cfg.epochs, opts.progress)?;
     let z = model.embed();
+    if opts.skip_eval {
+        return Ok(train_only(cfg, log, t0));
+    }
     let train_seconds = t0.elapsed().as_secs_f64();
     let te = Instant::now();
     let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
@@ -321,6 +332,7 @@ fn run_node(
         save_embeddings(p, &x, n, d, &ds.labels)?;
     }
     Ok(RunOutcome {
+        evaluated: true,
         accuracy,
         val_accuracy: Some(val),
         nmi: Some(nmi),
@@ -331,6 +343,17 @@ fn run_node(
         epoch_losses: log.epoch_losses,
         ..Default::default()
     })
+}
+
+/// The outcome of a run that was trained but not evaluated.
+fn train_only(cfg: &RunConfig, log: TrainLog, t0: Instant) -> RunOutcome {
+    RunOutcome {
+        epochs: cfg.epochs,
+        train_seconds: t0.elapsed().as_secs_f64(),
+        epoch_seconds: log.epoch_seconds,
+        epoch_losses: log.epoch_losses,
+        ..Default::default()
+    }
 }
 
 /// Median of sorted values.
