@@ -400,7 +400,7 @@ pub fn run_worker(
     device: &str,
     extra: &[&str],
 ) -> Result<(RunRecord, f64), String> {
-    let cfg_path = tmp.join(format!("cell-{}-{}.json", cfg.hash(), std::process::id()));
+    let cfg_path = tmp.join(format!("cell-{}.json", cfg.hash()));
     let json = serde_json::to_string_pretty(cfg)
         .map_err(|e| format!("cannot serialise the config: {e}"))?;
     std::fs::write(&cfg_path, json)
