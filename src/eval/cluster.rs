@@ -43,7 +43,7 @@ fn init_plus_plus(x: &Features, k: usize, r: &mut rng::Rng) -> Vec<f64> {
                 .map(|i| closest[i].min(sqdist(x.row(i), x.row(c))))
                 .collect();
             let pot: f64 = upd.iter().sum();
-            if best.as_ref().map_or(true, |b| pot < b.0) {
+            if best.as_ref().is_none_or(|b| pot < b.0) {
                 best = Some((pot, c, upd));
             }
         }
@@ -62,19 +62,19 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
     let mut labels = vec![usize::MAX; n];
     for _ in 0..MAX_ITER {
         let mut changed = false;
-        for i in 0..n {
+        for (i, label) in labels.iter_mut().enumerate() {
             let xi = x.row(i);
             let mut best = 0;
             let mut bd = f64::INFINITY;
-            for c in 0..k {
-                let dd = sqdist(xi, &centers[c * d..(c + 1) * d]);
+            for (c, center) in centers.chunks_exact(d).enumerate() {
+                let dd = sqdist(xi, center);
                 if dd < bd {
                     bd = dd;
                     best = c;
                 }
             }
-            if labels[i] != best {
-                labels[i] = best;
+            if *label != best {
+                *label = best;
                 changed = true;
             }
         }
@@ -82,7 +82,10 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
         let mut counts = vec![0usize; k];
         for i in 0..n {
             counts[labels[i]] += 1;
-            for (s, v) in sums[labels[i] * d..(labels[i] + 1) * d].iter_mut().zip(x.row(i)) {
+            for (s, v) in sums[labels[i] * d..(labels[i] + 1) * d]
+                .iter_mut()
+                .zip(x.row(i))
+            {
                 *s += v;
             }
         }
@@ -90,7 +93,12 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
         for c in 0..k {
             if counts[c] == 0 {
                 let far = (0..n)
-                    .map(|i| (sqdist(x.row(i), &centers[labels[i] * d..(labels[i] + 1) * d]), i))
+                    .map(|i| {
+                        (
+                            sqdist(x.row(i), &centers[labels[i] * d..(labels[i] + 1) * d]),
+                            i,
+                        )
+                    })
                     .fold((f64::NEG_INFINITY, 0), |a, b| if b.0 > a.0 { b } else { a })
                     .1;
                 let old = labels[far];
@@ -150,7 +158,10 @@ pub fn kmeans_nmi(
     let mut var_sum = 0.0;
     for j in 0..d {
         let mean = (0..n).map(|i| f.data[i * d + j]).sum::<f64>() / n as f64;
-        var_sum += (0..n).map(|i| (f.data[i * d + j] - mean).powi(2)).sum::<f64>() / n as f64;
+        var_sum += (0..n)
+            .map(|i| (f.data[i * d + j] - mean).powi(2))
+            .sum::<f64>()
+            / n as f64;
     }
     let tol = TOL * var_sum / d.max(1) as f64;
     let out = (0..restarts)
@@ -169,10 +180,7 @@ fn encode(v: &[u32]) -> (Vec<usize>, usize) {
     let mut u: Vec<u32> = v.to_vec();
     u.sort_unstable();
     u.dedup();
-    let enc = v
-        .iter()
-        .map(|x| u.binary_search(x).unwrap_or(0))
-        .collect();
+    let enc = v.iter().map(|x| u.binary_search(x).unwrap_or(0)).collect();
     (enc, u.len())
 }
 

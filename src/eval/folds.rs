@@ -185,7 +185,9 @@ mod tests {
     #[test]
     fn kfold_sizes() {
         let f = kfold(23, 5, 0).unwrap();
-        let sizes: Vec<usize> = (0..5).map(|k| f.iter().filter(|&&x| x == k).count()).collect();
+        let sizes: Vec<usize> = (0..5)
+            .map(|k| f.iter().filter(|&&x| x == k).count())
+            .collect();
         assert_eq!(sizes, vec![5, 5, 5, 4, 4]);
         assert!(kfold(3, 5, 0).is_err());
     }

@@ -118,9 +118,7 @@ pub fn check_embeddings(x: &[f32], n: usize, d: usize) -> Result<()> {
         )));
     }
     if n == 0 || d == 0 {
-        return Err(Error::Config(format!(
-            "embeddings are empty ({n} × {d})"
-        )));
+        return Err(Error::Config(format!("embeddings are empty ({n} × {d})")));
     }
     for (i, row) in x.chunks_exact(d).enumerate() {
         if let Some(j) = row.iter().position(|v| !v.is_finite()) {
@@ -272,7 +270,13 @@ pub fn evaluate_splits(
         return Err(Error::Config("no outer splits given".into()));
     }
     for (k, s) in splits.iter().enumerate() {
-        if let Some(&i) = s.train.iter().chain(&s.val).chain(&s.test).find(|&&i| i >= n) {
+        if let Some(&i) = s
+            .train
+            .iter()
+            .chain(&s.val)
+            .chain(&s.test)
+            .find(|&&i| i >= n)
+        {
             return Err(Error::Config(format!(
                 "outer fold {k}: sample index {i} out of range (n = {n})"
             )));
