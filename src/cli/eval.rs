@@ -7,33 +7,37 @@ use clap::Args;
 
 use crate::eval::{npy, Evaluator};
 
-/// Evaluate graph embeddings with the papers' cross-validated classifiers.
-///
-/// Input: `--embeddings X.npy` (float32 or float64, shape samples × dims), `--labels
-/// y.npy` (integers, one per sample), optionally `--folds folds.npy` (integer outer-fold
-/// index per sample, 0..k). Any integer labels work; classes are ordered by value.
-///
-/// Protocol (default, GraphCL / SimGRACE): outer stratified 10-fold CV, shuffled with
-/// `--seed` (or the folds you give). In each outer fold, C ∈ {0.001, 0.01, 0.1, 1, 10,
-/// 100, 1000} is chosen by an inner stratified 5-fold CV on the training part (exactly
-/// scikit-learn's `GridSearchCV(cv=5)` split; ties go to the smaller C), the classifier
-/// is refit on the whole training part with that C and scored on the held-out fold. The
-/// score is the mean of the 10 fold accuracies; the ± is the sample std (ddof = 1) over
-/// folds.
-///
-/// Evaluators: `svc-rbf` = scikit-learn `SVC()` (RBF kernel, gamma = 1 / (dims ·
-/// Var(X_train)), no feature scaling) — GraphCL/SimGRACE; `linear-svc` = features
-/// standardised on the training part + `LinearSVC(dual=False)` (squared hinge) — AD-GCL;
-/// `logreg` = standardised + L2 logistic regression.
-///
-/// `--validation` switches to AD-GCL's protocol: `KFold(10)` (shuffled, not stratified);
-/// the 9 training folds are split 80/20 into train/validation; features are standardised
-/// on the train part for every evaluator; the grid search and the fit use the train part;
-/// validation and test accuracy are both reported (select epochs by validation only).
-///
-/// Example: magcl eval --embeddings emb.npy --labels y.npy --evaluator svc-rbf --seed 0
+/// What `magcl eval --help` explains below the options.
+const PROTOCOL: &str = "\
+Input: --embeddings X.npy (float32 or float64, shape samples x dims), --labels y.npy
+(integers, one per sample; any values, classes are ordered by value), optionally
+--folds folds.npy (integer outer-fold index per sample, 0..k).
+
+Protocol (default; GraphCL / SimGRACE): outer stratified 10-fold CV shuffled with --seed
+(or the folds you give). In each outer fold, C in {0.001, 0.01, 0.1, 1, 10, 100, 1000} is
+chosen by an inner stratified 5-fold CV on the training part (exactly scikit-learn's
+GridSearchCV(cv=5) split; ties go to the smaller C); the classifier is refit on the whole
+training part with that C and scored on the held-out fold. The score is the mean of the
+fold accuracies; the +/- is the sample std (ddof = 1) over folds.
+
+Evaluators:
+  svc-rbf     scikit-learn SVC(): RBF kernel, gamma = 1 / (dims * Var(X_train)),
+              tol 1e-3, one-vs-one; no feature scaling (GraphCL, SimGRACE)
+  linear-svc  features standardised on the training part, then LinearSVC(dual=False):
+              squared hinge, L2, intercept regularised (AD-GCL)
+  logreg      standardised, then L2 logistic regression (multinomial for > 2 classes)
+
+--validation switches to AD-GCL's protocol: KFold(10), shuffled, not stratified; the
+training folds are split 80/20 into train/validation; features are standardised on the
+train part for every evaluator; the grid search and the fit use the train part; both
+validation and test accuracy are reported (select epochs by validation only).
+
+Example:
+  magcl eval --embeddings emb.npy --labels y.npy --evaluator svc-rbf --seed 0 --json";
+
+/// Evaluate embeddings with the papers' cross-validated classifiers.
 #[derive(Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(after_help = PROTOCOL)]
 pub struct EvalArgs {
     /// Embeddings, .npy float32/float64 of shape (samples, dims).
     #[arg(long, value_name = "X.npy")]

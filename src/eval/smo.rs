@@ -65,7 +65,7 @@ impl<'a> KernelRef<'a> {
 #[derive(Clone, Debug)]
 pub struct Smo {
     m: usize,
-    perm: Vec<usize>,
+    perm: Vec<u32>,
     y: Vec<f64>,
     alpha: Vec<f64>,
     yg: Vec<f64>,
@@ -91,7 +91,7 @@ impl Smo {
         let m = y.len();
         let mut s = Smo {
             m,
-            perm: (0..m).collect(),
+            perm: (0..m as u32).collect(),
             y: y.to_vec(),
             alpha: vec![0.0; m],
             yg: y.iter().map(|v| -v).collect(),
@@ -117,7 +117,7 @@ impl Smo {
     pub fn alpha(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.m];
         for (t, &o) in self.perm.iter().enumerate() {
-            out[o] = self.alpha[t];
+            out[o as usize] = self.alpha[t];
         }
         out
     }
@@ -125,7 +125,7 @@ impl Smo {
     pub fn y(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.m];
         for (t, &o) in self.perm.iter().enumerate() {
-            out[o] = self.y[t];
+            out[o as usize] = self.y[t];
         }
         out
     }
@@ -171,10 +171,10 @@ impl Smo {
         self.yg_bar.iter_mut().for_each(|v| *v = 0.0);
         for s in 0..m {
             if self.st[s] == St::Upper {
-                let row = k.row(self.perm[s]);
+                let row = k.row(self.perm[s] as usize);
                 let cy = c * self.y[s];
                 for (gb, &o) in self.yg_bar.iter_mut().zip(&self.perm) {
-                    *gb += cy * f64::from(row[o]);
+                    *gb += cy * f64::from(row[o as usize]);
                 }
             }
         }
@@ -245,7 +245,7 @@ impl Smo {
         if gmax == f64::NEG_INFINITY || i >= n {
             return None;
         }
-        let ki = k.row(self.perm[i]);
+        let ki = k.row(self.perm[i] as usize);
         let qdi = self.qd[i];
         let mut gmax2 = f64::NEG_INFINITY;
         let mut gmin_idx: Option<usize> = None;
@@ -259,10 +259,12 @@ impl Smo {
         for j in 0..n {
             // y_j G_j over I_low (−∞ outside); b = −y_i G_i + y_j G_j
             let viol = yg[j] + low[j];
-            gmax2 = gmax2.max(viol);
+            if viol > gmax2 {
+                gmax2 = viol;
+            }
             let grad_diff = gmax + viol;
             if grad_diff > 0.0 {
-                let quad = qdi + qd[j] - 2.0 * f64::from(ki[perm[j]]);
+                let quad = qdi + qd[j] - 2.0 * f64::from(ki[perm[j] as usize]);
                 let den = if quad > 0.0 { quad } else { TAU };
                 let num = grad_diff * grad_diff;
                 // −num/den ≤ −best_num/best_den  ⇔  num·best_den ≥ best_num·den
@@ -281,10 +283,10 @@ impl Smo {
 
     fn update_pair(&mut self, k: KernelRef<'_>, i: usize, j: usize) {
         let c = self.c;
-        let (ki, kj) = (k.row(self.perm[i]), k.row(self.perm[j]));
+        let (ki, kj) = (k.row(self.perm[i] as usize), k.row(self.perm[j] as usize));
         let (yi, yj) = (self.y[i], self.y[j]);
         let (gi, gj) = (yi * self.yg[i], yj * self.yg[j]);
-        let kij = f64::from(ki[self.perm[j]]);
+        let kij = f64::from(ki[self.perm[j] as usize]);
         let (old_ai, old_aj) = (self.alpha[i], self.alpha[j]);
         let mut quad = self.qd[i] + self.qd[j] - 2.0 * kij;
         if quad <= 0.0 {
@@ -355,6 +357,7 @@ impl Smo {
         let up = &self.up_pen[..n];
         let perm = &self.perm[..n];
         for (t, (g, (&o, &pen))) in self.yg[..n].iter_mut().zip(perm.iter().zip(up)).enumerate() {
+            let o = o as usize;
             let v = *g + (di * f64::from(ki[o]) + dj * f64::from(kj[o]));
             *g = v;
             let u = pen - v;
@@ -369,7 +372,7 @@ impl Smo {
             if was_upper != now_upper {
                 let s = if was_upper { -c } else { c } * yv;
                 for (gb, &o) in self.yg_bar.iter_mut().zip(&self.perm) {
-                    *gb += s * f64::from(row[o]);
+                    *gb += s * f64::from(row[o as usize]);
                 }
             }
         }
@@ -449,11 +452,11 @@ impl Smo {
         let nr_free = (0..n).filter(|&t| self.st[t] == St::Free).count();
         if nr_free * m > 2 * n * (m - n) {
             for i in n..m {
-                let ki = k.row(self.perm[i]);
+                let ki = k.row(self.perm[i] as usize);
                 let mut s = 0.0;
                 for j in 0..n {
                     if self.st[j] == St::Free {
-                        s += self.alpha[j] * self.y[j] * f64::from(ki[self.perm[j]]);
+                        s += self.alpha[j] * self.y[j] * f64::from(ki[self.perm[j] as usize]);
                     }
                 }
                 self.yg[i] += s;
@@ -461,10 +464,10 @@ impl Smo {
         } else {
             for i in 0..n {
                 if self.st[i] == St::Free {
-                    let ki = k.row(self.perm[i]);
+                    let ki = k.row(self.perm[i] as usize);
                     let a = self.alpha[i] * self.y[i];
                     for j in n..m {
-                        self.yg[j] += a * f64::from(ki[self.perm[j]]);
+                        self.yg[j] += a * f64::from(ki[self.perm[j] as usize]);
                     }
                 }
             }
