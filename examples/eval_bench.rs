@@ -25,7 +25,9 @@ fn cpu_seconds() -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = args.next().ok_or("usage: eval_bench DIR [EVALUATOR] [REPEATS]")?;
+    let dir = args
+        .next()
+        .ok_or("usage: eval_bench DIR [EVALUATOR] [REPEATS]")?;
     let ev: Evaluator = args.next().as_deref().unwrap_or("svc-rbf").parse()?;
     let repeats: usize = args.next().as_deref().unwrap_or("3").parse()?;
     let p = Path::new(&dir);
