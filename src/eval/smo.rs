@@ -160,6 +160,25 @@ impl Smo {
     /// Solve for box constraint `c` to tolerance `eps`, starting from the current α
     /// (which must satisfy `α ≤ c`: true for a fresh problem or a previous smaller `c`).
     pub fn solve(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU supports the features the function is compiled for.
+                unsafe { self.solve_avx2(k, c, eps, shrinking) };
+                return;
+            }
+        }
+        self.solve_impl(k, c, eps, shrinking);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn solve_avx2(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
+        self.solve_impl(k, c, eps, shrinking);
+    }
+
+    #[inline(always)]
+    fn solve_impl(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
         let m = self.m;
         self.c = c;
         for t in 0..m {
@@ -223,6 +242,7 @@ impl Smo {
     }
 
     /// `max_{t ∈ I_up} −y_t G_t` and its (last) position.
+    #[inline(always)]
     fn max_up(&self) -> (f64, usize) {
         let mut gmax = f64::NEG_INFINITY;
         let mut idx = usize::MAX;
@@ -236,6 +256,7 @@ impl Smo {
         (gmax, idx)
     }
 
+    #[inline(always)]
     fn select_working_set(&mut self, k: KernelRef<'_>, eps: f64) -> Option<(usize, usize)> {
         let n = self.active;
         let (gmax, i) = match self.next_i.take() {
@@ -281,6 +302,7 @@ impl Smo {
         gmin_idx.map(|j| (i, j))
     }
 
+    #[inline(always)]
     fn update_pair(&mut self, k: KernelRef<'_>, i: usize, j: usize) {
         let c = self.c;
         let (ki, kj) = (k.row(self.perm[i] as usize), k.row(self.perm[j] as usize));
