@@ -26,7 +26,17 @@ fn mirror() -> PathBuf {
 fn run_sweep(config: &str, cache: &Path) -> BTreeMap<(String, String, String), (f64, usize)> {
     let out = cache.join("rows.csv");
     let status = Command::new(BIN)
-        .args(["bench", config, "--jobs", "1", "--threads", "2", "--device", "cpu", "--out"])
+        .args([
+            "bench",
+            config,
+            "--jobs",
+            "1",
+            "--threads",
+            "2",
+            "--device",
+            "cpu",
+            "--out",
+        ])
         .arg(&out)
         .env("MAGCL_DATA_MIRROR", mirror())
         .env("MAGCL_DATA_DIR", cache.join("data"))
@@ -41,7 +51,11 @@ fn run_sweep(config: &str, cache: &Path) -> BTreeMap<(String, String, String), (
             .and_then(|c| c["node"]["preset"].as_str().map(|p| format!(" {p}")))
             .unwrap_or_default();
         groups
-            .entry((row.dataset.clone(), format!("{}{preset}", row.method), row.ma.clone()))
+            .entry((
+                row.dataset.clone(),
+                format!("{}{preset}", row.method),
+                row.ma.clone(),
+            ))
             .or_default()
             .push(row.accuracy);
     }
@@ -54,7 +68,10 @@ fn run_sweep(config: &str, cache: &Path) -> BTreeMap<(String, String, String), (
         .collect()
 }
 
-fn check(groups: &BTreeMap<(String, String, String), (f64, usize)>, floors: &[(&str, &str, &str, f64)]) {
+fn check(
+    groups: &BTreeMap<(String, String, String), (f64, usize)>,
+    floors: &[(&str, &str, &str, f64)],
+) {
     let mut failures = Vec::new();
     for &(dataset, method, ma, floor) in floors {
         let key = (dataset.to_string(), method.to_string(), ma.to_string());
@@ -68,7 +85,11 @@ fn check(groups: &BTreeMap<(String, String, String), (f64, usize)>, floors: &[(&
             }
         }
     }
-    assert!(failures.is_empty(), "accuracy regressions:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "accuracy regressions:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]

@@ -215,9 +215,12 @@ pub fn kind_of(name: &str) -> Result<DatasetKind> {
 // ---------------------------------------------------------------------------------------
 // Names with parameters
 
+/// (nodes, undirected edges, features, classes, seed) of a `synthetic-node` set.
+pub type SyntheticNodeSize = (usize, usize, usize, usize, u64);
+
 /// `synthetic-node[:NODES[:EDGES[:FEATURES[:CLASSES[:SEED]]]]]`: the planted-partition
 /// node set (default: the size of Coauthor-CS).
-pub fn synthetic_node_params(name: &str) -> Result<Option<(usize, usize, usize, usize, u64)>> {
+pub fn synthetic_node_params(name: &str) -> Result<Option<SyntheticNodeSize>> {
     let name = name.trim();
     let lower = name.to_ascii_lowercase();
     let Some(rest) = lower.strip_prefix("synthetic-node") else {

@@ -43,7 +43,7 @@ fn init_plus_plus(x: &Features, k: usize, r: &mut rng::Rng) -> Vec<f64> {
                 .map(|i| closest[i].min(sqdist(x.row(i), x.row(c))))
                 .collect();
             let pot: f64 = upd.iter().sum();
-            if best.as_ref().map_or(true, |b| pot < b.0) {
+            if best.as_ref().is_none_or(|b| pot < b.0) {
                 best = Some((pot, c, upd));
             }
         }
@@ -62,19 +62,19 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
     let mut labels = vec![usize::MAX; n];
     for _ in 0..MAX_ITER {
         let mut changed = false;
-        for i in 0..n {
+        for (i, label) in labels.iter_mut().enumerate() {
             let xi = x.row(i);
             let mut best = 0;
             let mut bd = f64::INFINITY;
-            for c in 0..k {
-                let dd = sqdist(xi, &centers[c * d..(c + 1) * d]);
+            for (c, center) in centers.chunks_exact(d).enumerate() {
+                let dd = sqdist(xi, center);
                 if dd < bd {
                     bd = dd;
                     best = c;
                 }
             }
-            if labels[i] != best {
-                labels[i] = best;
+            if *label != best {
+                *label = best;
                 changed = true;
             }
         }

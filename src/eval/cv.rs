@@ -30,7 +30,7 @@ pub struct FoldOutcome {
 
 /// Features and, for the RBF SVM, squared distances the splits may share.
 enum Shared {
-    Rbf { f: Features, d2: Vec<f32> },
+    Rbf { f: Features, d2: Vec<f64> },
     Linear { f: Features },
 }
 
@@ -86,6 +86,7 @@ fn run_split(
     let ytr: Vec<u32> = split.train.iter().map(|&i| y[i]).collect();
     let inner = sklearn_stratified_kfold(&ytr, INNER_FOLDS)?;
     let mut acc = vec![vec![f64::NAN; INNER_FOLDS]; C_GRID.len()];
+    #[allow(clippy::needless_range_loop)] // `fold` is a fold id, not only an index
     for fold in 0..INNER_FOLDS {
         let fit: Vec<usize> = split
             .train

@@ -89,14 +89,14 @@ impl Features {
     }
 }
 
-/// All pairwise squared Euclidean distances, `n × n` row-major in f32, computed in f64 as
+/// All pairwise squared Euclidean distances, `n × n` row-major, computed as
 /// `|a|² + |b|² − 2 a·b` (libsvm's formula) with a blocked matrix product, in parallel.
-pub fn squared_distances(x: &Features) -> Vec<f32> {
+pub fn squared_distances(x: &Features) -> Vec<f64> {
     let (n, d) = (x.n, x.d);
     let norms: Vec<f64> = (0..n)
         .map(|i| x.row(i).iter().map(|v| v * v).sum())
         .collect();
-    let mut out = vec![0f32; n * n];
+    let mut out = vec![0f64; n * n];
     const BLOCK: usize = 128;
     out.par_chunks_mut(BLOCK * n)
         .enumerate()
@@ -111,7 +111,7 @@ pub fn squared_distances(x: &Features) -> Vec<f32> {
                 let o = &mut chunk[r * n..(r + 1) * n];
                 for j in 0..n {
                     let v = norms[i] + norms[j] - 2.0 * g[j];
-                    o[j] = if i == j { 0.0 } else { v.max(0.0) as f32 };
+                    o[j] = if i == j { 0.0 } else { v.max(0.0) };
                 }
             }
         });
@@ -144,6 +144,52 @@ fn gram_block(x: &[f64], d: usize, r0: usize, rows: usize, n: usize, gram: &mut 
             0.0,
             gram.as_mut_ptr(),
             n as isize,
+            1,
+        );
+    }
+}
+
+/// `out[r·ld + c] += scale · Σ_i w_i x_ir x_ic` for `r, c < k`: a weighted Gram matrix
+/// `Xᵀ diag(w) X` of the row-major `m × k` matrix `x`, added into a `k × k` block of a
+/// larger row-major matrix with row stride `ld`. `scratch` is resized as needed.
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_gram_add(
+    x: &[f64],
+    m: usize,
+    k: usize,
+    w: &[f64],
+    scale: f64,
+    out: &mut [f64],
+    ld: usize,
+    scratch: &mut Vec<f64>,
+) {
+    assert!(x.len() >= m * k && w.len() >= m && ld >= k);
+    assert!(k == 0 || out.len() >= (k - 1) * ld + k);
+    if m == 0 || k == 0 {
+        return;
+    }
+    scratch.clear();
+    for (row, &wi) in x.chunks_exact(k).take(m).zip(w) {
+        scratch.extend(row.iter().map(|v| v * wi));
+    }
+    // SAFETY: A = xᵀ is `k × m` (row stride 1, column stride k) inside x (len ≥ m·k);
+    // B = scratch is `m × k` row-major (len = m·k); C is `k × k` with row stride `ld`
+    // inside `out`, whose length was checked above. `out` does not alias x or scratch.
+    unsafe {
+        matrixmultiply::dgemm(
+            k,
+            m,
+            k,
+            scale,
+            x.as_ptr(),
+            1,
+            k as isize,
+            scratch.as_ptr(),
+            k as isize,
+            1,
+            1.0,
+            out.as_mut_ptr(),
+            ld as isize,
             1,
         );
     }
@@ -195,7 +241,28 @@ mod tests {
                 .zip(x.row(j))
                 .map(|(a, b)| (a - b) * (a - b))
                 .sum();
-            assert!((f64::from(d2[i * n + j]) - direct).abs() < 1e-4 * (1.0 + direct));
+            assert!((d2[i * n + j] - direct).abs() < 1e-9 * (1.0 + direct));
+        }
+    }
+
+    #[test]
+    fn weighted_gram_matches_loops() {
+        let (m, k) = (5, 3);
+        let x: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.7).sin()).collect();
+        let w = [1.0, -0.5, 2.0, 0.0, 0.3];
+        let ld = 4;
+        let mut out = vec![1.0; (k - 1) * ld + k];
+        let mut scratch = Vec::new();
+        weighted_gram_add(&x, m, k, &w, 2.0, &mut out, ld, &mut scratch);
+        for r in 0..k {
+            for c in 0..k {
+                let want: f64 = 1.0
+                    + 2.0
+                        * (0..m)
+                            .map(|i| w[i] * x[i * k + r] * x[i * k + c])
+                            .sum::<f64>();
+                assert!((out[r * ld + c] - want).abs() < 1e-12);
+            }
         }
     }
 

@@ -12,7 +12,7 @@
 //!
 //! Two classes: the larger label is the positive class; decision > 0 predicts it, as
 //! scikit-learn's linear classifiers do.
-use super::linalg::{axpy, dot, Features};
+use super::linalg::{axpy, dot, weighted_gram_add, Features};
 use super::newton::{minimize, Objective};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,34 +24,43 @@ pub enum LinearKind {
 const RTOL: f64 = 1e-9;
 const MAX_NEWTON: usize = 300;
 
-/// Contiguous copy of the fit rows.
+/// Contiguous copy of the fit rows, each extended by a constant 1 (the intercept).
 struct Design {
     m: usize,
-    d: usize,
+    /// columns including the intercept column
+    k: usize,
     x: Vec<f64>,
 }
 
 impl Design {
     fn new(f: &Features, rows: &[usize]) -> Self {
-        let mut x = Vec::with_capacity(rows.len() * f.d);
+        let k = f.d + 1;
+        let mut x = Vec::with_capacity(rows.len() * k);
         for &i in rows {
             x.extend_from_slice(f.row(i));
+            x.push(1.0);
         }
         Design {
             m: rows.len(),
-            d: f.d,
+            k,
             x,
         }
     }
     #[inline]
     fn row(&self, i: usize) -> &[f64] {
-        &self.x[i * self.d..(i + 1) * self.d]
+        &self.x[i * self.k..(i + 1) * self.k]
     }
-    /// `w[..d]·x_i + w[d]`
+    /// `w · x̃_i`
     #[inline]
     fn z(&self, i: usize, w: &[f64]) -> f64 {
-        dot(self.row(i), &w[..self.d]) + w[self.d]
+        dot(self.row(i), w)
     }
+}
+
+/// `½‖w‖²` without the last (intercept) entry.
+fn half_sq_no_bias(w: &[f64]) -> f64 {
+    let d = w.len() - 1;
+    0.5 * dot(&w[..d], &w[..d])
 }
 
 /// Binary L2-loss SVC, labels ±1, bias regularised.
@@ -59,26 +68,27 @@ struct SqHinge<'a> {
     a: &'a Design,
     y: &'a [f64],
     c: f64,
-    active: Vec<bool>,
+    /// 1 for rows with positive margin loss at the last eval point, else 0
+    active: Vec<f64>,
+    scratch: std::cell::RefCell<Vec<f64>>,
 }
 
 impl Objective for SqHinge<'_> {
     fn dim(&self) -> usize {
-        self.a.d + 1
+        self.a.k
     }
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
-        let d = self.a.d;
         g.copy_from_slice(w);
         let mut loss = 0.0;
         for i in 0..self.a.m {
             let z = self.a.z(i, w);
             let marg = 1.0 - self.y[i] * z;
-            self.active[i] = marg > 0.0;
             if marg > 0.0 {
+                self.active[i] = 1.0;
                 loss += marg * marg;
-                let coef = 2.0 * self.c * (z - self.y[i]);
-                axpy(coef, self.a.row(i), &mut g[..d]);
-                g[d] += coef;
+                axpy(2.0 * self.c * (z - self.y[i]), self.a.row(i), g);
+            } else {
+                self.active[i] = 0.0;
             }
         }
         0.5 * dot(w, w) + self.c * loss
@@ -93,27 +103,21 @@ impl Objective for SqHinge<'_> {
         }
         0.5 * dot(w, w) + self.c * loss
     }
-    fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
-        let d = self.a.d;
-        out.copy_from_slice(v);
-        for i in 0..self.a.m {
-            if self.active[i] {
-                let t = 2.0 * self.c * self.a.z(i, v);
-                axpy(t, self.a.row(i), &mut out[..d]);
-                out[d] += t;
-            }
-        }
-    }
-    fn hess_diag(&self, out: &mut [f64]) {
-        let d = self.a.d;
-        out.iter_mut().for_each(|v| *v = 1.0);
-        for i in 0..self.a.m {
-            if self.active[i] {
-                for (o, x) in out[..d].iter_mut().zip(self.a.row(i)) {
-                    *o += 2.0 * self.c * x * x;
-                }
-                out[d] += 2.0 * self.c;
-            }
+    fn hessian(&self, out: &mut [f64]) {
+        let k = self.a.k;
+        let mut scratch = self.scratch.borrow_mut();
+        weighted_gram_add(
+            &self.a.x,
+            self.a.m,
+            k,
+            &self.active,
+            2.0 * self.c,
+            out,
+            k,
+            &mut scratch,
+        );
+        for j in 0..k {
+            out[j * k + j] += 1.0;
         }
     }
 }
@@ -141,15 +145,17 @@ struct Binomial<'a> {
     a: &'a Design,
     y: &'a [f64],
     c: f64,
+    /// σ(z)(1 − σ(z)) at the last eval point
     dvec: Vec<f64>,
+    scratch: std::cell::RefCell<Vec<f64>>,
 }
 
 impl Objective for Binomial<'_> {
     fn dim(&self) -> usize {
-        self.a.d + 1
+        self.a.k
     }
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
-        let d = self.a.d;
+        let d = self.a.k - 1;
         g.copy_from_slice(w);
         g[d] = 0.0;
         let mut loss = 0.0;
@@ -159,70 +165,57 @@ impl Objective for Binomial<'_> {
             loss += log1pexp_neg(yz);
             let s = sigmoid(z);
             self.dvec[i] = s * (1.0 - s);
-            let coef = self.c * (sigmoid(yz) - 1.0) * self.y[i];
-            axpy(coef, self.a.row(i), &mut g[..d]);
-            g[d] += coef;
+            axpy(self.c * (sigmoid(yz) - 1.0) * self.y[i], self.a.row(i), g);
         }
-        0.5 * dot(&w[..d], &w[..d]) + self.c * loss
+        half_sq_no_bias(w) + self.c * loss
     }
     fn value(&self, w: &[f64]) -> f64 {
-        let d = self.a.d;
         let loss: f64 = (0..self.a.m)
             .map(|i| log1pexp_neg(self.y[i] * self.a.z(i, w)))
             .sum();
-        0.5 * dot(&w[..d], &w[..d]) + self.c * loss
+        half_sq_no_bias(w) + self.c * loss
     }
-    fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
-        let d = self.a.d;
-        out.copy_from_slice(v);
-        out[d] = 0.0;
-        for i in 0..self.a.m {
-            let t = self.c * self.dvec[i] * self.a.z(i, v);
-            axpy(t, self.a.row(i), &mut out[..d]);
-            out[d] += t;
-        }
-    }
-    fn hess_diag(&self, out: &mut [f64]) {
-        let d = self.a.d;
-        out.iter_mut().for_each(|v| *v = 1.0);
-        out[d] = 0.0;
-        for i in 0..self.a.m {
-            let s = self.c * self.dvec[i];
-            for (o, x) in out[..d].iter_mut().zip(self.a.row(i)) {
-                *o += s * x * x;
-            }
-            out[d] += s;
+    fn hessian(&self, out: &mut [f64]) {
+        let k = self.a.k;
+        let mut scratch = self.scratch.borrow_mut();
+        weighted_gram_add(
+            &self.a.x,
+            self.a.m,
+            k,
+            &self.dvec,
+            self.c,
+            out,
+            k,
+            &mut scratch,
+        );
+        for j in 0..k - 1 {
+            out[j * k + j] += 1.0;
         }
     }
 }
 
-/// Multinomial logistic regression over `k` classes; parameters `k × (d+1)`.
+/// Multinomial logistic regression over `nc` classes; parameters `nc × k`.
 struct Multinomial<'a> {
     a: &'a Design,
     /// class position of each row
     y: &'a [usize],
-    k: usize,
+    nc: usize,
     c: f64,
-    /// probabilities at the last eval point, `m × k`
+    /// probabilities at the last eval point, `m × nc`
     p: Vec<f64>,
+    scratch: std::cell::RefCell<Vec<f64>>,
 }
 
 impl Multinomial<'_> {
     fn scores(&self, w: &[f64], i: usize, out: &mut [f64]) {
-        let d1 = self.a.d + 1;
+        let k = self.a.k;
         for (c, o) in out.iter_mut().enumerate() {
-            *o = self.a.z(i, &w[c * d1..(c + 1) * d1]);
+            *o = self.a.z(i, &w[c * k..(c + 1) * k]);
         }
     }
     fn reg(&self, w: &[f64]) -> f64 {
-        let d1 = self.a.d + 1;
-        (0..self.k)
-            .map(|c| {
-                let wc = &w[c * d1..c * d1 + self.a.d];
-                dot(wc, wc)
-            })
-            .sum::<f64>()
-            * 0.5
+        let k = self.a.k;
+        w.chunks(k).map(half_sq_no_bias).sum()
     }
 }
 
@@ -234,15 +227,15 @@ fn log_softmax_at(z: &[f64], y: usize) -> f64 {
 
 impl Objective for Multinomial<'_> {
     fn dim(&self) -> usize {
-        self.k * (self.a.d + 1)
+        self.nc * self.a.k
     }
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64 {
-        let (d, d1, k) = (self.a.d, self.a.d + 1, self.k);
+        let (k, nc) = (self.a.k, self.nc);
         g.copy_from_slice(w);
-        for c in 0..k {
-            g[c * d1 + d] = 0.0;
+        for c in 0..nc {
+            g[c * k + k - 1] = 0.0;
         }
-        let mut z = vec![0.0; k];
+        let mut z = vec![0.0; nc];
         let mut loss = 0.0;
         for i in 0..self.a.m {
             self.scores(w, i, &mut z);
@@ -253,18 +246,17 @@ impl Objective for Multinomial<'_> {
                 *v = (*v - mx).exp();
                 sum += *v;
             }
-            for c in 0..k {
+            for c in 0..nc {
                 let p = z[c] / sum;
-                self.p[i * k + c] = p;
+                self.p[i * nc + c] = p;
                 let coef = self.c * (p - if self.y[i] == c { 1.0 } else { 0.0 });
-                axpy(coef, self.a.row(i), &mut g[c * d1..c * d1 + d]);
-                g[c * d1 + d] += coef;
+                axpy(coef, self.a.row(i), &mut g[c * k..(c + 1) * k]);
             }
         }
         self.reg(w) + self.c * loss
     }
     fn value(&self, w: &[f64]) -> f64 {
-        let mut z = vec![0.0; self.k];
+        let mut z = vec![0.0; self.nc];
         let mut loss = 0.0;
         for i in 0..self.a.m {
             self.scores(w, i, &mut z);
@@ -272,38 +264,43 @@ impl Objective for Multinomial<'_> {
         }
         self.reg(w) + self.c * loss
     }
-    fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
-        let (d, d1, k) = (self.a.d, self.a.d + 1, self.k);
-        out.copy_from_slice(v);
-        for c in 0..k {
-            out[c * d1 + d] = 0.0;
-        }
-        let mut u = vec![0.0; k];
-        for i in 0..self.a.m {
-            self.scores(v, i, &mut u);
-            let p = &self.p[i * k..(i + 1) * k];
-            let pu: f64 = p.iter().zip(&u).map(|(a, b)| a * b).sum();
-            for c in 0..k {
-                let t = self.c * p[c] * (u[c] - pu);
-                axpy(t, self.a.row(i), &mut out[c * d1..c * d1 + d]);
-                out[c * d1 + d] += t;
+    fn hessian(&self, out: &mut [f64]) {
+        // block (a, b) = δ_ab I_w + C Σ_i (p_ia δ_ab − p_ia p_ib) x̃_i x̃_iᵀ
+        let (k, nc, m) = (self.a.k, self.nc, self.a.m);
+        let ld = nc * k;
+        let mut scratch = self.scratch.borrow_mut();
+        let mut wts = vec![0.0; m];
+        for a in 0..nc {
+            for b in a..nc {
+                for (i, wt) in wts.iter_mut().enumerate() {
+                    let (pa, pb) = (self.p[i * nc + a], self.p[i * nc + b]);
+                    *wt = if a == b { pa - pa * pb } else { -pa * pb };
+                }
+                let off = a * k * ld + b * k;
+                weighted_gram_add(
+                    &self.a.x,
+                    m,
+                    k,
+                    &wts,
+                    self.c,
+                    &mut out[off..],
+                    ld,
+                    &mut scratch,
+                );
             }
         }
-    }
-    fn hess_diag(&self, out: &mut [f64]) {
-        let (d, d1, k) = (self.a.d, self.a.d + 1, self.k);
-        for c in 0..k {
-            out[c * d1..c * d1 + d].iter_mut().for_each(|v| *v = 1.0);
-            out[c * d1 + d] = 0.0;
-        }
-        for i in 0..self.a.m {
-            for c in 0..k {
-                let p = self.p[i * k + c];
-                let s = self.c * p * (1.0 - p);
-                for (o, x) in out[c * d1..c * d1 + d].iter_mut().zip(self.a.row(i)) {
-                    *o += s * x * x;
+        // mirror the upper blocks and add the regulariser
+        for r in 0..ld {
+            for c in 0..r {
+                if (c / k) < (r / k) {
+                    out[r * ld + c] = out[c * ld + r];
                 }
-                out[c * d1 + d] += s;
+            }
+        }
+        for a in 0..nc {
+            for j in 0..k - 1 {
+                let q = a * k + j;
+                out[q * ld + q] += 1.0;
             }
         }
     }
@@ -349,7 +346,8 @@ pub fn linear_path(
                         a: &a,
                         y: yy,
                         c,
-                        active: vec![false; a.m],
+                        active: vec![0.0; a.m],
+                        scratch: Default::default(),
                     };
                     let gref = grad_norm_at_zero(&mut obj);
                     minimize(&mut obj, w, gref, RTOL, MAX_NEWTON);
@@ -369,6 +367,7 @@ pub fn linear_path(
                     y: &yy,
                     c,
                     dvec: vec![0.0; a.m],
+                    scratch: Default::default(),
                 };
                 let gref = grad_norm_at_zero(&mut obj);
                 minimize(&mut obj, &mut w, gref, RTOL, MAX_NEWTON);
@@ -382,9 +381,10 @@ pub fn linear_path(
                 let mut obj = Multinomial {
                     a: &a,
                     y: &yy,
-                    k: nc,
+                    nc,
                     c,
                     p: vec![0.0; a.m * nc],
+                    scratch: Default::default(),
                 };
                 let gref = grad_norm_at_zero(&mut obj);
                 minimize(&mut obj, &mut w, gref, RTOL, MAX_NEWTON);
@@ -464,7 +464,8 @@ mod tests {
             a: &a,
             y: &yy,
             c: 0.5,
-            active: vec![false; 2],
+            active: vec![0.0; 2],
+            scratch: Default::default(),
         };
         let mut w = vec![0.0, 0.0];
         let gref = grad_norm_at_zero(&mut obj);

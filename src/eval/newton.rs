@@ -1,19 +1,21 @@
-//! A truncated Newton (Newton–CG) minimiser for smooth or once-differentiable strongly
-//! convex objectives (L2-regularised squared hinge, logistic and multinomial losses).
-//! Hessian–vector products only, diagonal preconditioning, Armijo backtracking.
+//! A damped Newton minimiser for small-dimensional strongly convex objectives (the
+//! L2-regularised squared hinge, logistic and multinomial losses of the linear
+//! evaluators, a few hundred parameters at most): the (generalised) Hessian is formed
+//! densely, the Newton system solved by Cholesky, the step accepted by Armijo
+//! backtracking. For the piecewise-quadratic squared hinge this is the semismooth Newton
+//! method, which ends in finitely many steps once the active set settles.
 use super::linalg::{axpy, dot};
 
 pub trait Objective {
     fn dim(&self) -> usize;
-    /// Value at `w`, its gradient into `g`; also remembers what [`hess_vec`](Self::hess_vec)
-    /// and [`hess_diag`](Self::hess_diag) need at `w`.
+    /// Value at `w` and its gradient into `g`; also remembers what
+    /// [`hessian`](Self::hessian) needs at `w`.
     fn eval(&mut self, w: &[f64], g: &mut [f64]) -> f64;
     /// Value only (for the line search); must not disturb the state kept by `eval`.
     fn value(&self, w: &[f64]) -> f64;
-    /// (Generalised) Hessian at the last `eval` point times `v`.
-    fn hess_vec(&self, v: &[f64], out: &mut [f64]);
-    /// Diagonal of that Hessian (preconditioner).
-    fn hess_diag(&self, out: &mut [f64]);
+    /// The (generalised) Hessian at the last `eval` point, `dim × dim` row-major
+    /// (`out` arrives zeroed).
+    fn hessian(&self, out: &mut [f64]);
 }
 
 /// Outcome of [`minimize`].
@@ -35,10 +37,11 @@ pub fn minimize<O: Objective>(
 ) -> Report {
     let n = obj.dim();
     let mut g = vec![0.0; n];
-    let mut f = obj.eval(w, &mut g);
-    let target = rtol * gref.max(f64::MIN_POSITIVE);
+    let mut h = vec![0.0; n * n];
     let mut s = vec![0.0; n];
     let mut trial = vec![0.0; n];
+    let mut f = obj.eval(w, &mut g);
+    let target = rtol * gref.max(f64::MIN_POSITIVE);
     let mut gnorm = dot(&g, &g).sqrt();
     for it in 0..max_iter {
         if gnorm <= target {
@@ -48,21 +51,31 @@ pub fn minimize<O: Objective>(
                 converged: true,
             };
         }
-        let forcing = (gnorm / gref.max(f64::MIN_POSITIVE)).sqrt().min(0.1);
-        conjugate_gradient(obj, &g, forcing, &mut s);
-        let slope = dot(&g, &s);
-        if slope >= 0.0 {
-            // not a descent direction (numerically flat): fall back to steepest descent
+        h.iter_mut().for_each(|v| *v = 0.0);
+        obj.hessian(&mut h);
+        s.iter_mut().zip(&g).for_each(|(si, gi)| *si = -gi);
+        if !solve_spd(&mut h, n, &mut s) {
             s.iter_mut().zip(&g).for_each(|(si, gi)| *si = -gi);
         }
-        let slope = dot(&g, &s);
+        let mut slope = dot(&g, &s);
+        if slope >= 0.0 {
+            s.iter_mut().zip(&g).for_each(|(si, gi)| *si = -gi);
+            slope = dot(&g, &s);
+        }
+        // Close to the optimum the predicted decrease drops below the rounding error of
+        // f itself and the Armijo test becomes noise: take the full Newton step there.
+        if -slope <= 1e-12 * (1.0 + f.abs()) {
+            axpy(1.0, &s, w);
+            f = obj.eval(w, &mut g);
+            gnorm = dot(&g, &g).sqrt();
+            continue;
+        }
         let mut t = 1.0;
         let mut accepted = false;
         for _ in 0..60 {
             trial.copy_from_slice(w);
             axpy(t, &s, &mut trial);
-            let ft = obj.value(&trial);
-            if ft <= f + 1e-4 * t * slope {
+            if obj.value(&trial) <= f + 1e-4 * t * slope {
                 accepted = true;
                 break;
             }
@@ -86,46 +99,47 @@ pub fn minimize<O: Objective>(
     }
 }
 
-/// Preconditioned CG for `H s = −g` to relative residual `forcing`.
-fn conjugate_gradient<O: Objective>(obj: &O, g: &[f64], forcing: f64, s: &mut [f64]) {
-    let n = g.len();
-    let mut diag = vec![0.0; n];
-    obj.hess_diag(&mut diag);
-    diag.iter_mut().for_each(|v| {
-        if !(*v > 1e-12) {
-            *v = 1.0;
-        }
-    });
-    s.iter_mut().for_each(|v| *v = 0.0);
-    let mut r: Vec<f64> = g.iter().map(|v| -v).collect();
-    let mut z: Vec<f64> = r.iter().zip(&diag).map(|(a, b)| a / b).collect();
-    let mut p = z.clone();
-    let mut hp = vec![0.0; n];
-    let mut rz = dot(&r, &z);
-    let tol = forcing * dot(g, g).sqrt();
-    for _ in 0..(2 * n).max(50) {
-        if dot(&r, &r).sqrt() <= tol {
-            break;
-        }
-        obj.hess_vec(&p, &mut hp);
-        let php = dot(&p, &hp);
-        if !(php > 0.0) {
-            break;
-        }
-        let a = rz / php;
-        axpy(a, &p, s);
-        axpy(-a, &hp, &mut r);
-        z.iter_mut()
-            .zip(&r)
-            .zip(&diag)
-            .for_each(|((zi, ri), di)| *zi = ri / di);
-        let rz_new = dot(&r, &z);
-        let beta = rz_new / rz;
-        rz = rz_new;
-        p.iter_mut()
-            .zip(&z)
-            .for_each(|(pi, zi)| *pi = zi + beta * *pi);
+/// Solve `H x = b` in place (`b` becomes `x`) for symmetric positive (semi)definite `H`
+/// by Cholesky, with a tiny diagonal shift for directions of zero curvature (e.g. the
+/// softmax's common intercept). `H` is overwritten. Returns false if it fails.
+pub fn solve_spd(h: &mut [f64], n: usize, b: &mut [f64]) -> bool {
+    let maxdiag = (0..n).map(|i| h[i * n + i].abs()).fold(0.0, f64::max);
+    let shift = 1e-12 * maxdiag.max(1e-300);
+    for i in 0..n {
+        h[i * n + i] += shift;
     }
+    // lower-triangular factor in place
+    for j in 0..n {
+        let mut djj = h[j * n + j];
+        for k in 0..j {
+            djj -= h[j * n + k] * h[j * n + k];
+        }
+        if djj.is_nan() || djj <= 0.0 {
+            return false;
+        }
+        let ljj = djj.sqrt();
+        h[j * n + j] = ljj;
+        for i in j + 1..n {
+            let (ri, rj) = (i * n, j * n);
+            let mut v = h[ri + j];
+            v -= dot(&h[ri..ri + j], &h[rj..rj + j]);
+            h[ri + j] = v / ljj;
+        }
+    }
+    // forward: L z = b
+    for i in 0..n {
+        let v = b[i] - dot(&h[i * n..i * n + i], &b[..i]);
+        b[i] = v / h[i * n + i];
+    }
+    // backward: Lᵀ x = z
+    for i in (0..n).rev() {
+        let mut v = b[i];
+        for k in i + 1..n {
+            v -= h[k * n + i] * b[k];
+        }
+        b[i] = v / h[i * n + i];
+    }
+    b.iter().all(|v| v.is_finite())
 }
 
 #[cfg(test)]
@@ -146,13 +160,8 @@ mod tests {
         fn value(&self, w: &[f64]) -> f64 {
             0.5 * (3.0 * w[0] * w[0] + 2.0 * w[0] * w[1] + 2.0 * w[1] * w[1]) - w[0] - 2.0 * w[1]
         }
-        fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
-            out[0] = 3.0 * v[0] + v[1];
-            out[1] = v[0] + 2.0 * v[1];
-        }
-        fn hess_diag(&self, out: &mut [f64]) {
-            out[0] = 3.0;
-            out[1] = 2.0;
+        fn hessian(&self, out: &mut [f64]) {
+            out.copy_from_slice(&[3.0, 1.0, 1.0, 2.0]);
         }
     }
 
@@ -161,7 +170,19 @@ mod tests {
         let mut w = vec![0.0, 0.0];
         let r = minimize(&mut Quad, &mut w, 1.0, 1e-12, 20);
         assert!(r.converged);
+        assert!(r.iterations <= 2);
         // A⁻¹ b = [0, 1]
         assert!(w[0].abs() < 1e-10 && (w[1] - 1.0).abs() < 1e-10, "{w:?}");
+    }
+
+    #[test]
+    fn cholesky_solves() {
+        // H = [[4,2,0],[2,5,1],[0,1,3]], x = [1,−1,2] → b = H x = [2,−1,5]
+        let mut h = vec![4.0, 2.0, 0.0, 2.0, 5.0, 1.0, 0.0, 1.0, 3.0];
+        let mut b = vec![2.0, -1.0, 5.0];
+        assert!(solve_spd(&mut h, 3, &mut b));
+        for (v, want) in b.iter().zip([1.0, -1.0, 2.0]) {
+            assert!((v - want).abs() < 1e-9, "{b:?}");
+        }
     }
 }

@@ -15,7 +15,7 @@ fn open(path: &Path) -> Result<NpyFile<BufReader<File>>> {
 }
 
 fn descr(npy: &NpyFile<BufReader<File>>) -> String {
-    npy.header().dtype().descr()
+    npy.header().dtype().descr().trim_matches('\'').to_string()
 }
 
 /// A 2-D float32 or float64 array (C or Fortran order) as row-major f32 with its shape.
@@ -72,18 +72,31 @@ pub fn read_embeddings(path: &Path) -> Result<(Vec<f32>, usize, usize)> {
 /// A 1-D integer array (int8…int64, uint8…uint64, or a float array holding whole
 /// numbers) as i64. `what` names the content in error messages ("labels", "folds").
 pub fn read_ints(path: &Path, what: &str) -> Result<Vec<i64>> {
+    let (v, shape) = read_int_array(path, what)?;
+    match shape.as_slice() {
+        [_] | [_, 1] => Ok(v),
+        _ => Err(Error::file(
+            path,
+            format!("expected a 1-D array of {what}, got shape {shape:?}"),
+        )),
+    }
+}
+
+/// An integer array of any shape, flattened in C order, with its shape.
+pub fn read_int_array(path: &Path, what: &str) -> Result<(Vec<i64>, Vec<usize>)> {
     let npy = open(path)?;
-    let shape = npy.shape().to_vec();
-    let len = match shape.as_slice() {
-        [n] => *n,
-        [n, 1] => *n,
-        _ => {
-            return Err(Error::file(
-                path,
-                format!("expected a 1-D array of {what}, got shape {shape:?}"),
-            ))
-        }
-    };
+    let shape: Vec<usize> = npy
+        .shape()
+        .iter()
+        .map(|&v| to_usize(path, v))
+        .collect::<Result<_>>()?;
+    if shape.len() > 1 && npy.order() == Order::Fortran {
+        return Err(Error::file(
+            path,
+            format!("expected a C-order array of {what}, got Fortran order"),
+        ));
+    }
+    let len: usize = shape.iter().product();
     let ty = descr(&npy);
     let rd = |e: std::io::Error| Error::file(path, format!("reading {what}: {e}"));
     let v: Vec<i64> = match ty.trim_start_matches(['<', '>', '=', '|']) {
@@ -125,13 +138,13 @@ pub fn read_ints(path: &Path, what: &str) -> Result<Vec<i64>> {
             ))
         }
     };
-    if v.len() as u64 != len {
+    if v.len() != len {
         return Err(Error::file(
             path,
             format!("truncated: {} values for {len} {what}", v.len()),
         ));
     }
-    Ok(v)
+    Ok((v, shape))
 }
 
 fn conv<T: Into<i64>>(v: Vec<T>) -> Vec<i64> {

@@ -53,19 +53,34 @@ impl<'a> KernelRef<'a> {
 }
 
 /// Solver state for one binary problem (labels ±1).
+///
+/// Like libsvm, every per-sample array is kept in a permuted order whose prefix
+/// `0..active` is the active (not shrunk) set; `perm[t]` is the original index of
+/// position `t`, used to read the kernel (stored in original order).
+///
+/// The gradient is stored multiplied by the label, `yg_t = y_t G_t`, the quantity every
+/// selection rule uses; its update `Δyg_t = y_i Δα_i K_it + y_j Δα_j K_jt` needs no
+/// label. Membership of `I_up` / `I_low` is kept as additive penalties (0 or −∞) so the
+/// selection loops need no status branches.
 #[derive(Clone, Debug)]
 pub struct Smo {
     m: usize,
+    perm: Vec<u32>,
     y: Vec<f64>,
     alpha: Vec<f64>,
-    g: Vec<f64>,
-    g_bar: Vec<f64>,
+    yg: Vec<f64>,
+    yg_bar: Vec<f64>,
     st: Vec<St>,
+    /// 0 if the position is in I_up (α can move in the +y direction), else −∞
+    up_pen: Vec<f64>,
+    /// 0 if the position is in I_low, else −∞
+    low_pen: Vec<f64>,
     qd: Vec<f64>,
     c: f64,
-    /// active (not shrunk) indices, ascending
-    act: Vec<usize>,
+    active: usize,
     unshrink: bool,
+    /// `max_{I_up} −yg` and its position, computed during the last gradient update
+    next_i: Option<(f64, usize)>,
     rho: f64,
     pub iterations: usize,
 }
@@ -74,27 +89,45 @@ impl Smo {
     /// A fresh problem at α = 0 (gradient −1) for labels `y` (each +1 or −1).
     pub fn new(k: KernelRef<'_>, y: &[f64]) -> Self {
         let m = y.len();
-        Smo {
+        let mut s = Smo {
             m,
+            perm: (0..m as u32).collect(),
             y: y.to_vec(),
             alpha: vec![0.0; m],
-            g: vec![-1.0; m],
-            g_bar: vec![0.0; m],
+            yg: y.iter().map(|v| -v).collect(),
+            yg_bar: vec![0.0; m],
             st: vec![St::Lower; m],
+            up_pen: vec![0.0; m],
+            low_pen: vec![0.0; m],
             qd: (0..m).map(|i| f64::from(k.row(i)[i])).collect(),
             c: 0.0,
-            act: (0..m).collect(),
+            active: m,
             unshrink: false,
+            next_i: None,
             rho: 0.0,
             iterations: 0,
+        };
+        for t in 0..m {
+            s.set_status(t, St::Lower);
         }
+        s
     }
 
-    pub fn alpha(&self) -> &[f64] {
-        &self.alpha
+    /// Dual coefficients α in the original sample order.
+    pub fn alpha(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.m];
+        for (t, &o) in self.perm.iter().enumerate() {
+            out[o as usize] = self.alpha[t];
+        }
+        out
     }
-    pub fn y(&self) -> &[f64] {
-        &self.y
+    /// Labels (±1) in the original sample order.
+    pub fn y(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.m];
+        for (t, &o) in self.perm.iter().enumerate() {
+            out[o as usize] = self.y[t];
+        }
+        out
     }
     /// Decision function: `Σ α_t y_t K(x_t, x) − ρ`.
     pub fn rho(&self) -> f64 {
@@ -111,28 +144,62 @@ impl Smo {
         }
     }
 
+    fn set_status(&mut self, t: usize, st: St) {
+        self.st[t] = st;
+        let pos = self.y[t] > 0.0;
+        // I_up = {y=+1, α<C} ∪ {y=−1, α>0};  I_low = {y=+1, α>0} ∪ {y=−1, α<C}
+        let (in_up, in_low) = match st {
+            St::Free => (true, true),
+            St::Upper => (!pos, pos),
+            St::Lower => (pos, !pos),
+        };
+        self.up_pen[t] = if in_up { 0.0 } else { f64::NEG_INFINITY };
+        self.low_pen[t] = if in_low { 0.0 } else { f64::NEG_INFINITY };
+    }
+
     /// Solve for box constraint `c` to tolerance `eps`, starting from the current α
     /// (which must satisfy `α ≤ c`: true for a fresh problem or a previous smaller `c`).
     pub fn solve(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU supports the features the function is compiled for.
+                unsafe { self.solve_avx2(k, c, eps, shrinking) };
+                return;
+            }
+        }
+        self.solve_impl(k, c, eps, shrinking);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn solve_avx2(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
+        self.solve_impl(k, c, eps, shrinking);
+    }
+
+    #[inline(always)]
+    fn solve_impl(&mut self, k: KernelRef<'_>, c: f64, eps: f64, shrinking: bool) {
         let m = self.m;
         self.c = c;
         for t in 0..m {
             self.alpha[t] = self.alpha[t].min(c);
-            self.st[t] = self.status_of(self.alpha[t]);
+            let st = self.status_of(self.alpha[t]);
+            self.set_status(t, st);
         }
-        // Ḡ_t = Σ_{s at upper bound} C y_s y_t K_st
-        self.g_bar.iter_mut().for_each(|v| *v = 0.0);
+        // y_t Ḡ_t = Σ_{s at upper bound} C y_s K_st
+        self.yg_bar.iter_mut().for_each(|v| *v = 0.0);
         for s in 0..m {
             if self.st[s] == St::Upper {
-                let row = k.row(s);
-                let ys = self.y[s];
-                for t in 0..m {
-                    self.g_bar[t] += c * ys * self.y[t] * f64::from(row[t]);
+                let row = k.row(self.perm[s] as usize);
+                let cy = c * self.y[s];
+                for (gb, &o) in self.yg_bar.iter_mut().zip(&self.perm) {
+                    *gb += cy * f64::from(row[o as usize]);
                 }
             }
         }
-        self.act = (0..m).collect();
+        self.activate_all();
         self.unshrink = false;
+        self.next_i = None;
         if m == 0 {
             return;
         }
@@ -151,7 +218,8 @@ impl Smo {
                 Some(p) => p,
                 None => {
                     self.reconstruct_gradient(k);
-                    self.act = (0..m).collect();
+                    self.activate_all();
+                    self.next_i = None;
                     match self.select_working_set(k, eps) {
                         Some(p) => {
                             counter = 1;
@@ -164,59 +232,67 @@ impl Smo {
             iter += 1;
             self.update_pair(k, i, j);
         }
-        if self.act.len() < m {
+        if self.active < m {
             self.reconstruct_gradient(k);
-            self.act = (0..m).collect();
+            self.activate_all();
         }
+        self.next_i = None;
         self.iterations += iter;
         self.rho = self.calculate_rho();
     }
 
-    fn select_working_set(&self, k: KernelRef<'_>, eps: f64) -> Option<(usize, usize)> {
+    /// `max_{t ∈ I_up} −y_t G_t` and its (last) position.
+    #[inline(always)]
+    fn max_up(&self) -> (f64, usize) {
         let mut gmax = f64::NEG_INFINITY;
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut gmax_idx: Option<usize> = None;
-        for &t in &self.act {
-            if self.y[t] > 0.0 {
-                if self.st[t] != St::Upper && -self.g[t] >= gmax {
-                    gmax = -self.g[t];
-                    gmax_idx = Some(t);
-                }
-            } else if self.st[t] != St::Lower && self.g[t] >= gmax {
-                gmax = self.g[t];
-                gmax_idx = Some(t);
+        let mut idx = usize::MAX;
+        for t in 0..self.active {
+            let v = self.up_pen[t] - self.yg[t];
+            if v >= gmax {
+                gmax = v;
+                idx = t;
             }
         }
-        let i = gmax_idx?;
-        let ki = k.row(i);
+        (gmax, idx)
+    }
+
+    #[inline(always)]
+    fn select_working_set(&mut self, k: KernelRef<'_>, eps: f64) -> Option<(usize, usize)> {
+        let n = self.active;
+        let (gmax, i) = match self.next_i.take() {
+            Some(p) => p,
+            None => self.max_up(),
+        };
+        if gmax == f64::NEG_INFINITY || i >= n {
+            return None;
+        }
+        let ki = k.row(self.perm[i] as usize);
         let qdi = self.qd[i];
+        let mut gmax2 = f64::NEG_INFINITY;
         let mut gmin_idx: Option<usize> = None;
-        let mut obj_diff_min = f64::INFINITY;
-        for &j in &self.act {
-            let (grad_diff, viol) = if self.y[j] > 0.0 {
-                if self.st[j] == St::Lower {
-                    continue;
-                }
-                (gmax + self.g[j], self.g[j])
-            } else {
-                if self.st[j] == St::Upper {
-                    continue;
-                }
-                (gmax - self.g[j], -self.g[j])
-            };
-            if viol >= gmax2 {
+        // the best −b²/a so far kept as the fraction best_num / best_den (compared by
+        // cross-multiplication: no division in the loop); 0/1 accepts the first candidate
+        let (mut best_num, mut best_den) = (0.0f64, 1.0f64);
+        let yg = &self.yg[..n];
+        let low = &self.low_pen[..n];
+        let qd = &self.qd[..n];
+        let perm = &self.perm[..n];
+        for j in 0..n {
+            // y_j G_j over I_low (−∞ outside); b = −y_i G_i + y_j G_j
+            let viol = yg[j] + low[j];
+            if viol > gmax2 {
                 gmax2 = viol;
             }
+            let grad_diff = gmax + viol;
             if grad_diff > 0.0 {
-                let quad = qdi + self.qd[j] - 2.0 * f64::from(ki[j]);
-                let obj_diff = if quad > 0.0 {
-                    -(grad_diff * grad_diff) / quad
-                } else {
-                    -(grad_diff * grad_diff) / TAU
-                };
-                if obj_diff <= obj_diff_min {
+                let quad = qdi + qd[j] - 2.0 * f64::from(ki[perm[j] as usize]);
+                let den = if quad > 0.0 { quad } else { TAU };
+                let num = grad_diff * grad_diff;
+                // −num/den ≤ −best_num/best_den  ⇔  num·best_den ≥ best_num·den
+                if num * best_den >= best_num * den {
                     gmin_idx = Some(j);
-                    obj_diff_min = obj_diff;
+                    best_num = num;
+                    best_den = den;
                 }
             }
         }
@@ -226,11 +302,13 @@ impl Smo {
         gmin_idx.map(|j| (i, j))
     }
 
+    #[inline(always)]
     fn update_pair(&mut self, k: KernelRef<'_>, i: usize, j: usize) {
         let c = self.c;
-        let (ki, kj) = (k.row(i), k.row(j));
+        let (ki, kj) = (k.row(self.perm[i] as usize), k.row(self.perm[j] as usize));
         let (yi, yj) = (self.y[i], self.y[j]);
-        let kij = f64::from(ki[j]);
+        let (gi, gj) = (yi * self.yg[i], yj * self.yg[j]);
+        let kij = f64::from(ki[self.perm[j] as usize]);
         let (old_ai, old_aj) = (self.alpha[i], self.alpha[j]);
         let mut quad = self.qd[i] + self.qd[j] - 2.0 * kij;
         if quad <= 0.0 {
@@ -238,7 +316,7 @@ impl Smo {
         }
         let (mut ai, mut aj) = (old_ai, old_aj);
         if yi != yj {
-            let delta = (-self.g[i] - self.g[j]) / quad;
+            let delta = (-gi - gj) / quad;
             let diff = ai - aj;
             ai += delta;
             aj += delta;
@@ -262,7 +340,7 @@ impl Smo {
                 ai = c + diff;
             }
         } else {
-            let delta = (self.g[i] - self.g[j]) / quad;
+            let delta = (gi - gj) / quad;
             let sum = ai + aj;
             ai -= delta;
             aj += delta;
@@ -287,114 +365,132 @@ impl Smo {
         }
         self.alpha[i] = ai;
         self.alpha[j] = aj;
-        // G_t += y_t (y_i Δα_i K_it + y_j Δα_j K_jt) over the active set
+        let (ui, uj) = (self.st[i] == St::Upper, self.st[j] == St::Upper);
+        let (si, sj) = (self.status_of(ai), self.status_of(aj));
+        self.set_status(i, si);
+        self.set_status(j, sj);
+        // yg_t += y_i Δα_i K_it + y_j Δα_j K_jt over the active set, and on the way the
+        // next iteration's max over I_up (statuses are already updated)
         let di = yi * (ai - old_ai);
         let dj = yj * (aj - old_aj);
-        for &t in &self.act {
-            self.g[t] += self.y[t] * (di * f64::from(ki[t]) + dj * f64::from(kj[t]));
+        let n = self.active;
+        let mut gmax = f64::NEG_INFINITY;
+        let mut gidx = usize::MAX;
+        let up = &self.up_pen[..n];
+        let perm = &self.perm[..n];
+        for (t, (g, (&o, &pen))) in self.yg[..n].iter_mut().zip(perm.iter().zip(up)).enumerate() {
+            let o = o as usize;
+            let v = *g + (di * f64::from(ki[o]) + dj * f64::from(kj[o]));
+            *g = v;
+            let u = pen - v;
+            if u >= gmax {
+                gmax = u;
+                gidx = t;
+            }
         }
-        let (ui, uj) = (self.st[i] == St::Upper, self.st[j] == St::Upper);
-        self.st[i] = self.status_of(ai);
-        self.st[j] = self.status_of(aj);
-        for (idx, was_upper, row) in [(i, ui, ki), (j, uj, kj)] {
-            let now_upper = self.st[idx] == St::Upper;
+        self.next_i = Some((gmax, gidx));
+        for (was_upper, now, row, yv) in [(ui, si, ki, yi), (uj, sj, kj, yj)] {
+            let now_upper = now == St::Upper;
             if was_upper != now_upper {
-                let s = if was_upper { -c } else { c } * self.y[idx];
-                for t in 0..self.m {
-                    self.g_bar[t] += s * self.y[t] * f64::from(row[t]);
+                let s = if was_upper { -c } else { c } * yv;
+                for (gb, &o) in self.yg_bar.iter_mut().zip(&self.perm) {
+                    *gb += s * f64::from(row[o as usize]);
                 }
             }
         }
     }
 
+    /// A bounded position that cannot enter the next working set.
     fn be_shrunk(&self, t: usize, gmax1: f64, gmax2: f64) -> bool {
-        match self.st[t] {
-            St::Upper => {
-                if self.y[t] > 0.0 {
-                    -self.g[t] > gmax1
-                } else {
-                    -self.g[t] > gmax2
-                }
-            }
-            St::Lower => {
-                if self.y[t] > 0.0 {
-                    self.g[t] > gmax2
-                } else {
-                    self.g[t] > gmax1
-                }
-            }
-            St::Free => false,
+        if self.st[t] == St::Free {
+            return false;
+        }
+        if self.up_pen[t] == 0.0 {
+            // only in I_up
+            self.yg[t] > gmax2
+        } else {
+            // only in I_low
+            -self.yg[t] > gmax1
         }
     }
 
     fn do_shrinking(&mut self, k: KernelRef<'_>, eps: f64) {
+        self.next_i = None;
         let mut gmax1 = f64::NEG_INFINITY; // max { −y_t G_t | t ∈ I_up }
         let mut gmax2 = f64::NEG_INFINITY; // max { y_t G_t | t ∈ I_low }
-        for &t in &self.act {
-            let g = self.g[t];
-            if self.y[t] > 0.0 {
-                if self.st[t] != St::Upper && -g >= gmax1 {
-                    gmax1 = -g;
-                }
-                if self.st[t] != St::Lower && g >= gmax2 {
-                    gmax2 = g;
-                }
-            } else {
-                if self.st[t] != St::Upper && -g >= gmax2 {
-                    gmax2 = -g;
-                }
-                if self.st[t] != St::Lower && g >= gmax1 {
-                    gmax1 = g;
-                }
-            }
+        for t in 0..self.active {
+            gmax1 = gmax1.max(self.up_pen[t] - self.yg[t]);
+            gmax2 = gmax2.max(self.low_pen[t] + self.yg[t]);
         }
         if !self.unshrink && gmax1 + gmax2 <= eps * 10.0 {
             self.unshrink = true;
             self.reconstruct_gradient(k);
-            self.act = (0..self.m).collect();
+            self.activate_all();
         }
-        let act = std::mem::take(&mut self.act);
-        self.act = act
-            .into_iter()
+        let n = self.active;
+        let mut order: Vec<usize> = (0..n)
             .filter(|&t| !self.be_shrunk(t, gmax1, gmax2))
             .collect();
+        let kept = order.len();
+        if kept == n {
+            return;
+        }
+        order.extend((0..n).filter(|&t| self.be_shrunk(t, gmax1, gmax2)));
+        order.extend(n..self.m);
+        self.reorder(&order);
+        self.active = kept;
+    }
+    fn reorder(&mut self, order: &[usize]) {
+        fn apply<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            let old = std::mem::take(v);
+            *v = order.iter().map(|&o| old[o]).collect();
+        }
+        apply(&mut self.perm, order);
+        apply(&mut self.y, order);
+        apply(&mut self.alpha, order);
+        apply(&mut self.yg, order);
+        apply(&mut self.yg_bar, order);
+        apply(&mut self.st, order);
+        apply(&mut self.up_pen, order);
+        apply(&mut self.low_pen, order);
+        apply(&mut self.qd, order);
+    }
+    fn activate_all(&mut self) {
+        self.active = self.m;
+        let mut order: Vec<usize> = (0..self.m).collect();
+        order.sort_unstable_by_key(|&t| self.perm[t]);
+        self.reorder(&order);
     }
 
     fn reconstruct_gradient(&mut self, k: KernelRef<'_>) {
-        let m = self.m;
-        if self.act.len() == m {
+        let (m, n) = (self.m, self.active);
+        if n == m {
             return;
         }
-        let mut is_active = vec![false; m];
-        for &t in &self.act {
-            is_active[t] = true;
+        for j in n..m {
+            // y_j G_j = y_j (Ḡ_j − 1)
+            self.yg[j] = self.yg_bar[j] - self.y[j];
         }
-        let inactive: Vec<usize> = (0..m).filter(|&t| !is_active[t]).collect();
-        for &j in &inactive {
-            self.g[j] = self.g_bar[j] - 1.0;
-        }
-        let free: Vec<usize> = self
-            .act
-            .iter()
-            .copied()
-            .filter(|&t| self.st[t] == St::Free)
-            .collect();
-        let n_act = self.act.len();
-        if free.len() * m > 2 * n_act * (m - n_act) {
-            for &i in &inactive {
-                let ki = k.row(i);
+        let nr_free = (0..n).filter(|&t| self.st[t] == St::Free).count();
+        if nr_free * m > 2 * n * (m - n) {
+            for i in n..m {
+                let ki = k.row(self.perm[i] as usize);
                 let mut s = 0.0;
-                for &j in &free {
-                    s += self.alpha[j] * self.y[j] * f64::from(ki[j]);
+                for j in 0..n {
+                    if self.st[j] == St::Free {
+                        s += self.alpha[j] * self.y[j] * f64::from(ki[self.perm[j] as usize]);
+                    }
                 }
-                self.g[i] += self.y[i] * s;
+                self.yg[i] += s;
             }
         } else {
-            for &i in &free {
-                let ki = k.row(i);
-                let a = self.alpha[i] * self.y[i];
-                for &j in &inactive {
-                    self.g[j] += a * self.y[j] * f64::from(ki[j]);
+            for i in 0..n {
+                if self.st[i] == St::Free {
+                    let ki = k.row(self.perm[i] as usize);
+                    let a = self.alpha[i] * self.y[i];
+                    for j in n..m {
+                        self.yg[j] += a * f64::from(ki[self.perm[j] as usize]);
+                    }
                 }
             }
         }
@@ -405,7 +501,7 @@ impl Smo {
         let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
         let mut sum_free = 0.0;
         for t in 0..self.m {
-            let yg = self.y[t] * self.g[t];
+            let yg = self.yg[t];
             match self.st[t] {
                 St::Upper => {
                     if self.y[t] < 0.0 {
@@ -439,8 +535,8 @@ impl Smo {
         // G = Qα − e  ⇒  ½ αᵀQα − eᵀα = ½ Σ α_t (G_t − 1)
         self.alpha
             .iter()
-            .zip(&self.g)
-            .map(|(a, g)| 0.5 * a * (g - 1.0))
+            .zip(self.yg.iter().zip(&self.y))
+            .map(|(a, (yg, y))| 0.5 * a * (y * yg - 1.0))
             .sum()
     }
 }
@@ -475,7 +571,7 @@ mod tests {
         // with C = 0.5 both are at the bound
         let mut s = Smo::new(kr, &[1.0, -1.0]);
         s.solve(kr, 0.5, 1e-6, true);
-        assert_eq!(s.alpha(), &[0.5, 0.5]);
+        assert_eq!(s.alpha(), vec![0.5, 0.5]);
     }
 
     #[test]

@@ -9,22 +9,23 @@
 //! most votes.
 //!
 //! All kernel values come from one precomputed matrix of squared distances, so a fit only
-//! costs `exp(−γ·D²)` over its samples; the solver state is kept between the values of a
-//! C grid (ascending) and warm-starts each next C.
+//! costs `exp(−γ·D²)` over its samples, and one kernel matrix serves every C of the grid.
+//! Precision follows libsvm: distances and test-time kernel values in f64, the training
+//! kernel stored in f32 (libsvm's `Qfloat`).
 use super::smo::{KernelRef, Smo};
 
 /// libsvm's default stopping tolerance as scikit-learn passes it.
 pub const TOL: f64 = 1e-3;
 
-/// Squared distances between all samples (`n × n`, row-major, f32).
+/// Squared distances between all samples (`n × n`, row-major, f64).
 pub struct SqDist<'a> {
     pub n: usize,
-    pub data: &'a [f32],
+    pub data: &'a [f64],
 }
 
 impl SqDist<'_> {
     #[inline]
-    fn row(&self, i: usize) -> &[f32] {
+    fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.n..(i + 1) * self.n]
     }
 }
@@ -38,6 +39,8 @@ struct Pair {
     own: Option<Vec<f32>>,
     /// offset of the block in the fit kernel when they are
     offset: usize,
+    /// labels (+1 for class a, −1 for class b) in `pos` order
+    y: Vec<f64>,
     smo: Smo,
 }
 
@@ -75,7 +78,7 @@ impl RbfPath {
             let drow = d2.row(gi);
             let krow = &mut k[r * m..(r + 1) * m];
             for (kv, &gj) in krow.iter_mut().zip(&order) {
-                *kv = (-(gamma * f64::from(drow[gj])) as f32).exp();
+                *kv = (-(gamma * drow[gj])).exp() as f32;
             }
         }
         let mut pairs = Vec::new();
@@ -110,6 +113,7 @@ impl RbfPath {
                     pos,
                     own,
                     offset,
+                    y: ylab,
                     smo,
                 });
             }
@@ -129,36 +133,44 @@ impl RbfPath {
         let k = &self.k;
         for p in &mut self.pairs {
             let kr = block(k, m, &p.own, p.offset, p.pos.len());
+            // Each C starts from α = 0 as libsvm does. Warm-starting from the previous C's
+            // solution is valid (see `Smo::solve`) but measured slower at large C (the old
+            // bound-constrained α become free and defeat shrinking) and it follows a
+            // different path, which moves near-tie grid decisions away from scikit-learn's.
+            let iters = p.smo.iterations;
+            p.smo = Smo::new(kr, &p.y);
+            p.smo.iterations = iters;
             p.smo.solve(kr, c, TOL, true);
         }
     }
 
     /// Kernel values between the samples `eval` and the fit's samples (`|eval| × m`).
-    pub fn test_kernel(&self, d2: &SqDist<'_>, eval: &[usize]) -> Vec<f32> {
+    pub fn test_kernel(&self, d2: &SqDist<'_>, eval: &[usize]) -> Vec<f64> {
         let m = self.order.len();
-        let mut out = vec![0f32; eval.len() * m];
+        let mut out = vec![0f64; eval.len() * m];
         for (r, &gi) in eval.iter().enumerate() {
             let drow = d2.row(gi);
             for (v, &gj) in out[r * m..(r + 1) * m].iter_mut().zip(&self.order) {
-                *v = (-(self.gamma * f64::from(drow[gj])) as f32).exp();
+                *v = (-(self.gamma * drow[gj])).exp();
             }
         }
         out
     }
 
     /// Predicted labels of the rows of a [`test_kernel`](Self::test_kernel) matrix.
-    pub fn predict(&self, kt: &[f32]) -> Vec<u32> {
+    pub fn predict(&self, kt: &[f64]) -> Vec<u32> {
         let m = self.order.len();
         let nc = self.classes.len();
-        let rows = if m == 0 { 0 } else { kt.len() / m };
+        let rows = kt.len().checked_div(m).unwrap_or(0);
         // coefficients α_t y_t per pair, only for support vectors
         let coefs: Vec<Vec<(usize, f64)>> = self
             .pairs
             .iter()
             .map(|p| {
+                let alpha = p.smo.alpha();
                 p.pos
                     .iter()
-                    .zip(p.smo.alpha().iter().zip(p.smo.y()))
+                    .zip(alpha.iter().zip(&p.y))
                     .filter(|(_, (a, _))| **a > 0.0)
                     .map(|(&q, (a, y))| (q, a * y))
                     .collect()
@@ -172,7 +184,7 @@ impl RbfPath {
             for (p, cf) in self.pairs.iter().zip(&coefs) {
                 let mut s = 0.0;
                 for &(q, c) in cf {
-                    s += c * f64::from(kr[q]);
+                    s += c * kr[q];
                 }
                 s -= p.smo.rho();
                 if s > 0.0 {
