@@ -51,6 +51,12 @@ fn main() -> magcl::Result<()> {
         }
         println!("epoch {epoch}: {:.4} s", t.elapsed().as_secs_f64());
     }
+    if cfg.method == MethodName::Graphcl {
+        let mut g = magcl::methods::graphcl::GraphCl::new(&cfg, data.dim, tch::Device::Cpu)?;
+        let ids = &epoch_batches(data.views.len(), cfg.batch_size, 0, 0)[0];
+        println!("one step of {} graphs:", ids.len());
+        g.profile_step(&data, ids, 0, 0);
+    }
     // pieces of the data pipeline alone
     let policy = AugPolicy::from_config(&cfg.augment.clone().unwrap_or_default())?;
     let t = Instant::now();

@@ -55,6 +55,84 @@ impl GraphCl {
     }
 }
 
+impl GraphCl {
+    /// Prints the time of each part of one step (development aid for the speed work).
+    pub fn profile_step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) {
+        use std::time::Instant;
+        let reps = 20;
+        let device = self.vs.device();
+        let lap = |what: &str, t: Instant| {
+            println!(
+                "  {what:28} {:8.3} ms",
+                t.elapsed().as_secs_f64() * 1e3 / reps as f64
+            )
+        };
+        let t = Instant::now();
+        for _ in 0..reps {
+            let _ = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+        }
+        lap("augment", t);
+        let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+        let t = Instant::now();
+        for _ in 0..reps {
+            let _ = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
+            let _ = Batch::collate(&augmented, data.dim);
+        }
+        lap("collate (both)", t);
+        let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
+        let augmented = Batch::collate(&augmented, data.dim);
+        let t = Instant::now();
+        for _ in 0..reps {
+            let g1 = original.to_tensors(device);
+            let g2 = augmented.to_tensors(device);
+            let _ = (g1.adjacency(), g2.adjacency());
+        }
+        lap("tensors + adjacency (both)", t);
+        let (k1, k2) = self.sampler.sample(step);
+        let g1 = original.to_tensors(device);
+        let g2 = augmented.to_tensors(device);
+        let t = Instant::now();
+        for _ in 0..reps {
+            let _ = self
+                .projector
+                .forward(&self.encoder.forward(&g1, &k1, true).graph);
+            let _ = self
+                .projector
+                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+        }
+        lap("forward (both views)", t);
+        let t = Instant::now();
+        for _ in 0..reps {
+            let z1 = self
+                .projector
+                .forward(&self.encoder.forward(&g1, &k1, true).graph);
+            let z2 = self
+                .projector
+                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+            let _ = self.loss.loss(&z1, &z2);
+        }
+        lap("forward + loss", t);
+        let t = Instant::now();
+        for _ in 0..reps {
+            let z1 = self
+                .projector
+                .forward(&self.encoder.forward(&g1, &k1, true).graph);
+            let z2 = self
+                .projector
+                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+            let loss = self.loss.loss(&z1, &z2);
+            self.opt.zero_grad();
+            loss.backward();
+        }
+        lap("forward + loss + backward", t);
+        let t = Instant::now();
+        for _ in 0..reps {
+            self.opt.step();
+        }
+        lap("optimiser step", t);
+    }
+}
+
 impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.vs.device();
