@@ -261,6 +261,11 @@ pub struct RunConfig {
     pub features: String,
     /// `svc-rbf`, `linear-svc` or `logreg`.
     pub evaluator: String,
+    /// GIN's ε: the weight of a node's own features is 1 + ε. The GraphCL/SimGRACE data
+    /// pipeline adds a self-loop to every node, which makes a standard GIN count each
+    /// node twice, i.e. ε = 1 in effect.
+    #[serde(default)]
+    pub gin_eps: f64,
     pub loss: LossConfig,
     pub ma: MaConfig,
     #[serde(default, skip_serializing_if = "Option::is_none")]

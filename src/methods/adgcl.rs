@@ -111,7 +111,7 @@ impl AdGcl {
                 ma_edge_drop: 0.1,
             });
         let encoder_in = |p: &nn::Path| {
-            GinEncoder::new(
+            let mut e = GinEncoder::new(
                 p,
                 input_dim as i64,
                 cfg.hidden as i64,
@@ -120,7 +120,9 @@ impl AdGcl {
                 Init::XavierZeroBias,
                 cfg.ma.gin_mode,
                 cfg.ma.pi,
-            )
+            );
+            e.eps = cfg.gin_eps;
+            e
         };
         let vs = nn::VarStore::new(device);
         let encoder = encoder_in(&(vs.root() / "encoder"));

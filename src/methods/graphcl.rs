@@ -27,7 +27,7 @@ impl GraphCl {
     pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<GraphCl> {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let encoder = GinEncoder::new(
+        let mut encoder = GinEncoder::new(
             &(&root / "encoder"),
             input_dim as i64,
             cfg.hidden as i64,
@@ -37,6 +37,7 @@ impl GraphCl {
             cfg.ma.gin_mode,
             cfg.ma.pi,
         );
+        encoder.eps = cfg.gin_eps;
         let e = encoder.embedding_dim();
         let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
         let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;

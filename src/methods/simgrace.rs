@@ -26,7 +26,7 @@ impl Tower {
     pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Tower {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let encoder = GinEncoder::new(
+        let mut encoder = GinEncoder::new(
             &(&root / "encoder"),
             input_dim as i64,
             cfg.hidden as i64,
@@ -36,6 +36,7 @@ impl Tower {
             cfg.ma.gin_mode,
             cfg.ma.pi,
         );
+        encoder.eps = cfg.gin_eps;
         let e = encoder.embedding_dim();
         let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
         Tower {
