@@ -99,10 +99,12 @@ fn ci_tier_meets_its_floors() {
     check(
         &groups,
         &[
-            ("MUTAG", "graphcl", "none", 83.0),
-            ("MUTAG", "graphcl", "ARS gin+filter", 82.0),
-            ("MUTAG", "simgrace", "none", 82.0),
-            ("Cora", "base code", "ARS", 79.0),
+            // 5-seed CPU means: GraphCL 86.8 ± 2.4, GraphCL+MA 87.0 ± 1.9 (seeds 0–1 here),
+            // SimGRACE 87.5 ± 1.5 (seed 0 here); Cora code MA, 100 epochs: 84.7 (seed 0).
+            ("MUTAG", "graphcl", "none", 82.0),
+            ("MUTAG", "graphcl", "ARS gin+filter", 81.0),
+            ("MUTAG", "simgrace", "none", 80.5),
+            ("Cora", "base code", "ARS", 81.5),
         ],
     );
 }

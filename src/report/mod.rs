@@ -143,7 +143,14 @@ const DATASET_ORDER: &[&str] = &[
     "Amazon-Photo",
 ];
 
-const METHOD_ORDER: &[&str] = &["graphcl", "simgrace", "adgcl", "base"];
+const METHOD_ORDER: &[&str] = &[
+    "graphcl",
+    "simgrace",
+    "adgcl",
+    "base",
+    "base:code",
+    "base:paper",
+];
 
 fn rank(order: &[&str], name: &str) -> usize {
     order.iter().position(|o| *o == name).unwrap_or(order.len())
@@ -202,7 +209,8 @@ impl Report {
         Ok(report)
     }
 
-    /// Builds the report of `rows`.
+    /// Builds the report of `rows`. Node-level rows are grouped per preset
+    /// (`base:code`, `base:paper`): runs of the two presets are different experiments.
     pub fn build(rows: Vec<ResultRow>, metric: Metric) -> Result<Report> {
         let total = rows.len();
         let mut seen = HashSet::new();
@@ -220,7 +228,7 @@ impl Report {
             };
             let key = GroupKey {
                 dataset: r.dataset.clone(),
-                method: r.method.clone(),
+                method: method_key(r),
                 evaluator: r.evaluator.clone(),
                 ma: r.ma.clone(),
                 variant: r.variant.clone(),
@@ -390,4 +398,19 @@ pub fn write_file(path: &Path, text: &str) -> Result<()> {
             .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
     }
     std::fs::write(path, text).map_err(|e| Error::file(path, format!("cannot write: {e}")))
+}
+
+/// The method part of a group key: the method, with the node-level preset appended
+/// (`base:paper`) so that the two presets never share a group.
+fn method_key(r: &ResultRow) -> String {
+    if r.method != "base" {
+        return r.method.clone();
+    }
+    let preset = serde_json::from_str::<serde_json::Value>(&r.config)
+        .ok()
+        .and_then(|c| c["node"]["preset"].as_str().map(str::to_string));
+    match preset {
+        Some(p) => format!("base:{p}"),
+        None => r.method.clone(),
+    }
 }

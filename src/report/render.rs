@@ -12,12 +12,15 @@ pub fn method_name(m: &str) -> String {
         "simgrace" => "SimGRACE".into(),
         "adgcl" => "AD-GCL".into(),
         "base" => "Base model".into(),
-        other => other.into(),
+        other => match other.strip_prefix("base:") {
+            Some(preset) => format!("Base model ({preset})"),
+            None => other.into(),
+        },
     }
 }
 
 fn is_node_method(m: &str) -> bool {
-    m == "base"
+    m == "base" || m.starts_with("base:")
 }
 
 /// The row label of a group in the paper-style table.
