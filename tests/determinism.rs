@@ -1,0 +1,129 @@
+//! Same seed → identical loss sequence, embeddings and accuracy on CPU, run after run, at
+//! one thread and at two (each thread count compared with itself: float sums may be
+//! ordered differently across thread counts). Augmentations themselves do not depend on
+//! the thread count (unit test `augment::views_are_deterministic_whatever_the_thread_count`).
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+
+fn mirror() -> PathBuf {
+    std::env::var_os("MAGCL_DATA_MIRROR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"))
+}
+
+/// (epoch losses, accuracy, fold accuracies) of one run.
+fn run(args: &[&str], threads: usize, cache: &Path) -> (Vec<f64>, f64, Vec<f64>) {
+    let out = Command::new(BIN)
+        .arg("train")
+        .args(args)
+        .args([
+            "--json",
+            "--device",
+            "cpu",
+            "--threads",
+            &threads.to_string(),
+        ])
+        .env("MAGCL_DATA_MIRROR", mirror())
+        .env("MAGCL_DATA_DIR", cache)
+        .output()
+        .expect("run magcl train");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON record");
+    let floats = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    (
+        floats(&rec["epoch_losses"]),
+        rec["accuracy"].as_f64().unwrap(),
+        floats(&rec["fold_accuracies"]),
+    )
+}
+
+#[test]
+fn graph_methods_repeat_exactly_at_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &[
+            "--method",
+            "graphcl",
+            "--dataset",
+            "MUTAG",
+            "--epochs",
+            "3",
+            "--seed",
+            "3",
+        ][..],
+        &[
+            "--method",
+            "graphcl",
+            "--dataset",
+            "MUTAG",
+            "--epochs",
+            "3",
+            "--seed",
+            "3",
+            "--ma",
+        ][..],
+        &[
+            "--method",
+            "simgrace",
+            "--dataset",
+            "MUTAG",
+            "--epochs",
+            "2",
+            "--seed",
+            "1",
+            "--ma",
+        ][..],
+        &[
+            "--method",
+            "adgcl",
+            "--dataset",
+            "MUTAG",
+            "--epochs",
+            "2",
+            "--seed",
+            "2",
+        ][..],
+    ] {
+        for threads in [1, 2] {
+            let a = run(args, threads, dir.path());
+            let b = run(args, threads, dir.path());
+            assert_eq!(a, b, "{args:?} at {threads} thread(s)");
+            assert_eq!(a.0.len(), args[5].parse::<usize>().unwrap());
+        }
+    }
+}
+
+#[test]
+fn node_model_repeats_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--method",
+        "base",
+        "--dataset",
+        "Cora",
+        "--epochs",
+        "5",
+        "--ma",
+        "--set",
+        "node.kmeans_restarts=2",
+    ];
+    for threads in [1, 2] {
+        assert_eq!(
+            run(&args, threads, dir.path()),
+            run(&args, threads, dir.path()),
+            "{threads} thread(s)"
+        );
+    }
+}
