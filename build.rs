@@ -4,8 +4,11 @@
 //! - `libtorch_cuda` kept linked although no symbol of it is referenced, so the same
 //!   binary uses CUDA wherever a GPU and CUDA libtorch are present;
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
-//!   result row.
-use std::path::Path;
+//!   result row;
+//! - `csrc/spmm.cpp`, the CPU sparse × dense product with a precomputed transpose for the
+//!   backward pass, compiled against libtorch's headers (only when the source changed:
+//!   this script also reruns on every commit for the stamp above).
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
@@ -15,9 +18,50 @@ fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+fn modified(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+/// Compiles `csrc/spmm.cpp` into a static library in OUT_DIR unless an up-to-date one is
+/// there, and links it.
+fn build_spmm(libtorch_lib: &Path) {
+    let src = Path::new("csrc/spmm.cpp");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let lib = out.join("libmagcl_spmm.a");
+    let fresh = match (modified(&lib), modified(src)) {
+        (Some(l), Some(s)) => l > s,
+        _ => false,
+    };
+    if fresh {
+        println!("cargo:rustc-link-search=native={}", out.display());
+        println!("cargo:rustc-link-lib=static=magcl_spmm");
+        println!("cargo:rustc-link-lib=stdc++");
+        return;
+    }
+    let include = libtorch_lib
+        .parent()
+        .expect("libtorch lib dir has a parent")
+        .join("include");
+    let abi = std::env::var("LIBTORCH_CXX11_ABI").unwrap_or_else(|_| "1".into());
+    cc::Build::new()
+        .cpp(true)
+        .file(src)
+        .include(&include)
+        .include(include.join("torch/csrc/api/include"))
+        .flag("-std=c++17")
+        .flag(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+        .flag("-DGLOG_USE_GLOG_EXPORT")
+        .flag_if_supported("-Wno-unused-parameter")
+        .opt_level(3)
+        .warnings(false)
+        .compile("magcl_spmm");
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
+        build_spmm(Path::new(&dir));
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
         if Path::new(&dir).join("libtorch_cuda.so").exists() {
             // The linker drops libraries whose symbols are unused under --as-needed;

@@ -1,7 +1,12 @@
 //! Graphs as the engine sees them: a [`GraphView`] (one graph with its node features, the
 //! unit augmentations work on), [`Batch`] (many views collated into one block-diagonal
 //! graph, built from Rust vectors in one pass) and [`GraphTensors`] (a batch on a device).
+use std::rc::Rc;
+
 use tch::{Device, Kind, Tensor};
+
+pub mod sparse;
+pub use sparse::SparseMatrix;
 
 /// One graph with node features: what augmentations consume and produce.
 #[derive(Clone, Debug, PartialEq)]
@@ -117,12 +122,12 @@ pub struct GraphTensors {
     pub edge_weight: Option<Tensor>,
     /// Â's edge weights `d̃_u^-1/2 d̃_v^-1/2` and self weights `1/d̃`, computed on first use.
     norm: std::cell::OnceCell<(Tensor, Tensor)>,
-    /// The adjacency A (rows = destinations) as a sparse CSR matrix, built on first use.
-    adj: std::cell::OnceCell<Tensor>,
-    /// Â as a sparse CSR matrix (self-loops included), built on first use.
-    adj_norm: std::cell::OnceCell<Tensor>,
-    /// The filter F = (1 − π) I + π Â as a sparse CSR matrix, with its π.
-    filter: std::cell::OnceCell<(f64, Tensor)>,
+    /// The adjacency A (rows = destinations), built on first use.
+    adj: std::cell::OnceCell<SparseMatrix>,
+    /// Â (self-loops included), built on first use.
+    adj_norm: std::cell::OnceCell<SparseMatrix>,
+    /// The filter F = (1 − π) I + π Â, with its π.
+    filter: std::cell::OnceCell<(f64, Rc<SparseMatrix>)>,
 }
 
 impl GraphTensors {
@@ -170,77 +175,52 @@ impl GraphTensors {
         }
     }
 
-    /// A sparse CSR `N × N` matrix with entries `(dst[e], src[e]) = values[e]` (and
+    /// The sparse `N × N` matrix with entries `(dst[e], src[e]) = values[e]` (and
     /// `(i, i) = diag[i]` when given), built on the device.
-    fn csr(&self, values: &Tensor, diag: Option<&Tensor>) -> Tensor {
-        let dev = self.device();
+    fn sparse(&self, values: &Tensor, diag: Option<&Tensor>) -> SparseMatrix {
         let n = self.num_nodes as i64;
-        let (rows, cols, vals) = match diag {
+        match diag {
             Some(d) => {
-                let ids = Tensor::arange(n, (Kind::Int64, dev));
-                (
-                    Tensor::cat(&[&self.dst, &ids], 0),
-                    Tensor::cat(&[&self.src, &ids], 0),
-                    Tensor::cat(&[values, d], 0),
+                let ids = Tensor::arange(n, (Kind::Int64, self.device()));
+                SparseMatrix::from_triplets(
+                    &Tensor::cat(&[&self.dst, &ids], 0),
+                    &Tensor::cat(&[&self.src, &ids], 0),
+                    &Tensor::cat(&[values, d], 0),
+                    n,
                 )
             }
-            None => (
-                self.dst.shallow_clone(),
-                self.src.shallow_clone(),
-                values.shallow_clone(),
-            ),
-        };
-        let order = (&rows * n + &cols).argsort(0, false);
-        let (rows, cols, vals) = (
-            rows.index_select(0, &order),
-            cols.index_select(0, &order),
-            vals.index_select(0, &order),
-        );
-        let counts = rows.bincount(None::<Tensor>, n);
-        let crow = Tensor::cat(
-            &[
-                Tensor::zeros([1], (Kind::Int64, dev)),
-                counts.cumsum(0, Kind::Int64),
-            ],
-            0,
-        );
-        Tensor::sparse_csr_tensor_crow_col_value_size(
-            &crow,
-            &cols,
-            &vals,
-            [n, n],
-            (Kind::Float, dev),
-        )
+            None => SparseMatrix::from_triplets(&self.dst, &self.src, values, n),
+        }
     }
 
-    /// The adjacency A as a sparse CSR matrix (`A z` sums incoming messages).
-    pub fn adjacency(&self) -> &Tensor {
+    /// The adjacency A (`A z` sums incoming messages).
+    pub fn adjacency(&self) -> &SparseMatrix {
         self.adj.get_or_init(|| {
             let ones = Tensor::ones([self.src.size()[0]], (Kind::Float, self.device()));
-            self.csr(&ones, None)
+            self.sparse(&ones, None)
         })
     }
 
-    /// The filter F = (1 − π) I + π Â as one sparse CSR matrix (a filter step is then a
+    /// The filter F = (1 − π) I + π Â as one sparse matrix (a filter step is then a
     /// single sparse product). Cached for the first π asked; other π are built afresh.
-    pub fn filter_matrix(&self, pi: f64) -> Tensor {
+    pub fn filter_matrix(&self, pi: f64) -> Rc<SparseMatrix> {
         let build = || {
             let (w, self_w) = self.normalized_weights();
-            self.csr(&(w * pi), Some(&(self_w * pi + (1.0 - pi))))
+            Rc::new(self.sparse(&(w * pi), Some(&(self_w * pi + (1.0 - pi)))))
         };
         let (p, f) = self.filter.get_or_init(|| (pi, build()));
         if *p == pi {
-            f.shallow_clone()
+            f.clone()
         } else {
             build()
         }
     }
 
-    /// Â = D̃^-1/2 (A + I) D̃^-1/2 as a sparse CSR matrix (see [`Self::normalized_weights`]).
-    pub fn normalized_adjacency(&self) -> &Tensor {
+    /// Â = D̃^-1/2 (A + I) D̃^-1/2 as a sparse matrix (see [`Self::normalized_weights`]).
+    pub fn normalized_adjacency(&self) -> &SparseMatrix {
         self.adj_norm.get_or_init(|| {
             let (w, self_w) = self.normalized_weights();
-            self.csr(w, Some(self_w))
+            self.sparse(w, Some(self_w))
         })
     }
 
