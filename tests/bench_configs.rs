@@ -12,6 +12,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
     let expected = [
         ("quick.toml", 12),
         ("graph_ma.toml", 240),
+        ("graph_ma_adgcl_nci1.toml", 10),
         ("node_table1.toml", 60),
         ("node_table2.toml", 30),
         ("node_ablation.toml", 270),
