@@ -5,9 +5,9 @@
 //!   binary uses CUDA wherever a GPU and CUDA libtorch are present;
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
 //!   result row;
-//! - `csrc/spmm.cpp`, the CPU sparse × dense product with a precomputed transpose for the
-//!   backward pass, compiled against libtorch's headers (only when the source changed:
-//!   this script also reruns on every commit for the stamp above).
+//! - `csrc/kernels.cpp` (CPU autograd kernels: sparse products, batch norm) compiled
+//!   against libtorch's headers, only when the source changed (this script also reruns
+//!   on every commit for the stamp above).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,20 +22,20 @@ fn modified(p: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
-/// Compiles `csrc/spmm.cpp` into a static library in OUT_DIR unless an up-to-date one is
+/// Compiles `csrc/kernels.cpp` into a static library in OUT_DIR unless an up-to-date one is
 /// there, and links it.
-fn build_spmm(libtorch_lib: &Path) {
-    let src = Path::new("csrc/spmm.cpp");
+fn build_kernels(libtorch_lib: &Path) {
+    let src = Path::new("csrc/kernels.cpp");
     println!("cargo:rerun-if-changed={}", src.display());
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    let lib = out.join("libmagcl_spmm.a");
+    let lib = out.join("libmagcl_kernels.a");
     let fresh = match (modified(&lib), modified(src)) {
         (Some(l), Some(s)) => l > s,
         _ => false,
     };
     if fresh {
         println!("cargo:rustc-link-search=native={}", out.display());
-        println!("cargo:rustc-link-lib=static=magcl_spmm");
+        println!("cargo:rustc-link-lib=static=magcl_kernels");
         println!("cargo:rustc-link-lib=stdc++");
         return;
     }
@@ -55,13 +55,13 @@ fn build_spmm(libtorch_lib: &Path) {
         .flag_if_supported("-Wno-unused-parameter")
         .opt_level(3)
         .warnings(false)
-        .compile("magcl_spmm");
+        .compile("magcl_kernels");
 }
 
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
-        build_spmm(Path::new(&dir));
+        build_kernels(Path::new(&dir));
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
         if Path::new(&dir).join("libtorch_cuda.so").exists() {
             // The linker drops libraries whose symbols are unused under --as-needed;

@@ -25,6 +25,7 @@ pub mod error;
 pub mod eval;
 pub mod experiment;
 pub mod graph;
+pub mod kernels;
 pub mod loss;
 pub mod ma;
 pub mod methods;

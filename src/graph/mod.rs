@@ -128,6 +128,8 @@ pub struct GraphTensors {
     adj_norm: std::cell::OnceCell<SparseMatrix>,
     /// The filter F = (1 − π) I + π Â, with its π.
     filter: std::cell::OnceCell<(f64, Rc<SparseMatrix>)>,
+    /// The `graphs × nodes` pooling matrix (CPU only), built on first use.
+    pool: std::cell::OnceCell<SparseMatrix>,
 }
 
 impl GraphTensors {
@@ -151,6 +153,7 @@ impl GraphTensors {
             adj: std::cell::OnceCell::new(),
             adj_norm: std::cell::OnceCell::new(),
             filter: std::cell::OnceCell::new(),
+            pool: std::cell::OnceCell::new(),
         }
     }
 
@@ -172,6 +175,7 @@ impl GraphTensors {
             adj: std::cell::OnceCell::new(),
             adj_norm: std::cell::OnceCell::new(),
             filter: std::cell::OnceCell::new(),
+            pool: std::cell::OnceCell::new(),
         }
     }
 
@@ -187,10 +191,27 @@ impl GraphTensors {
                     &Tensor::cat(&[&self.src, &ids], 0),
                     &Tensor::cat(&[values, d], 0),
                     n,
+                    n,
                 )
             }
-            None => SparseMatrix::from_triplets(&self.dst, &self.src, values, n),
+            None => SparseMatrix::from_triplets(&self.dst, &self.src, values, n, n),
         }
+    }
+
+    /// The `graphs × nodes` matrix P with `P[batch[i], i] = 1`: `P z` sums node rows per
+    /// graph.
+    pub fn pooling(&self) -> &SparseMatrix {
+        self.pool.get_or_init(|| {
+            let n = self.num_nodes as i64;
+            let dev = self.device();
+            SparseMatrix::from_triplets(
+                &self.batch,
+                &Tensor::arange(n, (Kind::Int64, dev)),
+                &Tensor::ones([n], (Kind::Float, dev)),
+                self.num_graphs as i64,
+                n,
+            )
+        })
     }
 
     /// The adjacency A (`A z` sums incoming messages).

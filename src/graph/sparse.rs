@@ -1,28 +1,14 @@
-//! Sparse `N × N` operators (adjacency, Â, the filter F) and their products with dense
-//! node features.
+//! Sparse operators (adjacency, Â, the filter F, the graph pooling matrix) and their
+//! products with dense node features.
 //!
-//! On the CPU a product goes through `csrc/spmm.cpp`: a row loop over CSR arrays with the
+//! On the CPU a product goes through `csrc/kernels.cpp`: a row loop over CSR arrays with the
 //! transpose built once per matrix, so the backward pass (Aᵀ·g) costs as much as the
 //! forward. libtorch's own CPU sparse matmul re-transposes and re-sorts the matrix on
 //! every backward call, which made aggregation the largest part of a small-graph step.
 //! On CUDA (and for non-f32 features) libtorch's sparse CSR tensor is used.
 use tch::{Device, Kind, Tensor};
-use torch_sys::C_tensor;
 
-extern "C" {
-    #[allow(clippy::too_many_arguments)]
-    fn magcl_csr_matmul(
-        x: *const C_tensor,
-        rowptr: *const C_tensor,
-        col: *const C_tensor,
-        val: *const C_tensor,
-        t_rowptr: *const C_tensor,
-        t_col: *const C_tensor,
-        t_val: *const C_tensor,
-        err: *mut std::os::raw::c_char,
-        err_len: usize,
-    ) -> *mut C_tensor;
-}
+use crate::kernels::{csr_matmul, CsrArrays};
 
 /// CSR arrays: row pointers, column indices (both i64) and f32 values.
 struct Csr {
@@ -32,12 +18,12 @@ struct Csr {
 }
 
 impl Csr {
-    /// CSR of the `n × n` matrix with entries `(rows[e], cols[e]) = vals[e]`.
-    fn build(rows: &Tensor, cols: &Tensor, vals: &Tensor, n: i64) -> Csr {
-        let order = (rows * n + cols).argsort(0, false);
+    /// CSR of the `n_rows × n_cols` matrix with entries `(rows[e], cols[e]) = vals[e]`.
+    fn build(rows: &Tensor, cols: &Tensor, vals: &Tensor, n_rows: i64, n_cols: i64) -> Csr {
+        let order = (rows * n_cols + cols).argsort(0, false);
         let rows = rows.index_select(0, &order);
         let dev = rows.device();
-        let counts = rows.bincount(None::<Tensor>, n);
+        let counts = rows.bincount(None::<Tensor>, n_rows);
         let rowptr = Tensor::cat(
             &[
                 Tensor::zeros([1], (Kind::Int64, dev)),
@@ -51,6 +37,14 @@ impl Csr {
             val: vals.index_select(0, &order).to_kind(Kind::Float),
         }
     }
+
+    fn arrays(&self) -> CsrArrays<'_> {
+        CsrArrays {
+            rowptr: &self.rowptr,
+            col: &self.col,
+            val: &self.val,
+        }
+    }
 }
 
 enum Repr {
@@ -60,33 +54,45 @@ enum Repr {
     Cpu { a: Csr, at: Csr },
 }
 
-/// A sparse square matrix ready for products with dense `N × d` features.
+/// A sparse matrix ready for products with dense node features (`n_rows × n_cols`; the
+/// features have `n_cols` rows).
 pub struct SparseMatrix {
-    n: i64,
+    n_rows: i64,
+    n_cols: i64,
     repr: Repr,
 }
 
 impl SparseMatrix {
-    /// The `n × n` matrix with entries `(rows[e], cols[e]) = vals[e]` (no duplicates),
-    /// on the device of `rows`.
-    pub fn from_triplets(rows: &Tensor, cols: &Tensor, vals: &Tensor, n: i64) -> SparseMatrix {
+    /// The `n_rows × n_cols` matrix with entries `(rows[e], cols[e]) = vals[e]` (no
+    /// duplicates), on the device of `rows`.
+    pub fn from_triplets(
+        rows: &Tensor,
+        cols: &Tensor,
+        vals: &Tensor,
+        n_rows: i64,
+        n_cols: i64,
+    ) -> SparseMatrix {
         let vals = vals.detach();
         let repr = if rows.device() == Device::Cpu {
             Repr::Cpu {
-                a: Csr::build(rows, cols, &vals, n),
-                at: Csr::build(cols, rows, &vals, n),
+                a: Csr::build(rows, cols, &vals, n_rows, n_cols),
+                at: Csr::build(cols, rows, &vals, n_cols, n_rows),
             }
         } else {
-            let a = Csr::build(rows, cols, &vals, n);
+            let a = Csr::build(rows, cols, &vals, n_rows, n_cols);
             Repr::Torch(Tensor::sparse_csr_tensor_crow_col_value_size(
                 &a.rowptr,
                 &a.col,
                 &a.val,
-                [n, n],
+                [n_rows, n_cols],
                 (Kind::Float, rows.device()),
             ))
         };
-        SparseMatrix { n, repr }
+        SparseMatrix {
+            n_rows,
+            n_cols,
+            repr,
+        }
     }
 
     /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`).
@@ -94,37 +100,14 @@ impl SparseMatrix {
         match &self.repr {
             Repr::Torch(t) => t.mm(x),
             Repr::Cpu { a, at } if x.kind() == Kind::Float && x.device() == Device::Cpu => {
-                let mut err = [0 as std::os::raw::c_char; 512];
-                // SAFETY: every pointer comes from a live tensor borrowed for the call; the
-                // C++ side copies what it keeps (tensor handles are reference counted) and
-                // returns a new heap tensor that `from_ptr` takes ownership of, or null.
-                let out = unsafe {
-                    magcl_csr_matmul(
-                        x.as_ptr(),
-                        a.rowptr.as_ptr(),
-                        a.col.as_ptr(),
-                        a.val.as_ptr(),
-                        at.rowptr.as_ptr(),
-                        at.col.as_ptr(),
-                        at.val.as_ptr(),
-                        err.as_mut_ptr(),
-                        err.len(),
-                    )
-                };
-                if out.is_null() {
-                    // SAFETY: the C++ side wrote a NUL-terminated message into `err`.
-                    let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
-                    panic!("sparse product failed: {}", msg.to_string_lossy());
-                }
-                // SAFETY: a non-null result is a fresh tensor we now own.
-                unsafe { Tensor::from_ptr(out) }
+                csr_matmul(x, &a.arrays(), &at.arrays())
             }
             Repr::Cpu { a, .. } => {
                 let t = Tensor::sparse_csr_tensor_crow_col_value_size(
                     &a.rowptr,
                     &a.col,
                     &a.val.to_kind(x.kind()),
-                    [self.n, self.n],
+                    [self.n_rows, self.n_cols],
                     (x.kind(), x.device()),
                 );
                 t.mm(x)
@@ -135,7 +118,7 @@ impl SparseMatrix {
     /// The matrix as a dense tensor (tests and debugging).
     pub fn to_dense(&self) -> Tensor {
         let eye = Tensor::eye(
-            self.n,
+            self.n_cols,
             (
                 Kind::Float,
                 match &self.repr {
@@ -175,7 +158,7 @@ mod tests {
         let n = 37;
         let (rows, cols, vals) = rand_matrix(n, 150, 3);
         let dense = dense_of(&rows, &cols, &vals, n);
-        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n);
+        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n, n);
         assert!(m.to_dense().allclose(&dense, 1e-6, 1e-6, false));
 
         let x = Tensor::randn([n, 5], (Kind::Float, Device::Cpu)).set_requires_grad(true);
@@ -194,13 +177,33 @@ mod tests {
         let rows = Tensor::from_slice(&[2i64]);
         let cols = Tensor::from_slice(&[0i64]);
         let vals = Tensor::from_slice(&[2.5f32]);
-        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n);
+        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n, n);
         let x = Tensor::arange(8, (Kind::Float, Device::Cpu)).view([4, 2]);
         let y: Vec<f32> = Vec::try_from(m.mm(&x).flatten(0, -1)).unwrap();
         assert_eq!(y, vec![0.0, 0.0, 0.0, 0.0, 0.0, 2.5, 0.0, 0.0]);
         let none = Tensor::zeros([0], (Kind::Int64, Device::Cpu));
-        let m = SparseMatrix::from_triplets(&none, &none, &none.to_kind(Kind::Float), n);
+        let m = SparseMatrix::from_triplets(&none, &none, &none.to_kind(Kind::Float), n, n);
         assert_eq!(m.mm(&x).abs().sum(Kind::Float).double_value(&[]), 0.0);
+    }
+
+    #[test]
+    fn rectangular_pooling_matrix() {
+        // 2 graphs × 5 nodes: nodes 0–2 in graph 0, 3–4 in graph 1
+        let batch = Tensor::from_slice(&[0i64, 0, 0, 1, 1]);
+        let nodes = Tensor::arange(5, (Kind::Int64, Device::Cpu));
+        let ones = Tensor::ones([5], (Kind::Float, Device::Cpu));
+        let p = SparseMatrix::from_triplets(&batch, &nodes, &ones, 2, 5);
+        let x = Tensor::arange(10, (Kind::Float, Device::Cpu))
+            .view([5, 2])
+            .set_requires_grad(true);
+        let y = p.mm(&x);
+        let v: Vec<f32> = Vec::try_from(y.flatten(0, -1)).unwrap();
+        assert_eq!(v, vec![6.0, 9.0, 14.0, 16.0]);
+        (&y * Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0]).view([2, 2]))
+            .sum(Kind::Float)
+            .backward();
+        let g: Vec<f32> = Vec::try_from(x.grad().flatten(0, -1)).unwrap();
+        assert_eq!(g, vec![1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0]);
     }
 
     #[test]
@@ -209,7 +212,7 @@ mod tests {
         let n = 12;
         let (rows, cols, vals) = rand_matrix(n, 40, 5);
         let dense = dense_of(&rows, &cols, &vals, n);
-        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n);
+        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, n, n);
         let x = Tensor::randn([n, 3], (Kind::Float, Device::Cpu)).set_requires_grad(true);
         m.mm(&m.mm(&x)).sum(Kind::Float).backward();
         let ones = Tensor::ones([n, 3], (Kind::Float, Device::Cpu));

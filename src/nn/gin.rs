@@ -1,8 +1,8 @@
 //! GIN encoders whose layers follow a propagation schedule.
-use tch::nn::{self, Module, ModuleT};
+use tch::nn::{self, Module};
 use tch::Tensor;
 
-use super::mlp::{batch_norm, Init, Mlp};
+use super::mlp::{apply_batch_norm, batch_norm, Init, Mlp};
 use super::ops::{gin_propagate, sum_pool};
 use crate::experiment::config::GinMode;
 use crate::graph::GraphTensors;
@@ -100,9 +100,9 @@ impl GinEncoder {
                 self.pi,
             ));
             h = match self.style {
-                GinStyle::GraphCl => bn.forward_t(&z.relu(), train),
+                GinStyle::GraphCl => apply_batch_norm(bn, &z.relu(), train),
                 GinStyle::AdGcl => {
-                    let z = bn.forward_t(&z, train);
+                    let z = apply_batch_norm(bn, &z, train);
                     if i < last {
                         z.relu()
                     } else {

@@ -92,6 +92,9 @@ pub fn gin_propagate(
 
 /// Sum of node rows per graph (`batch[i]` = graph of node i).
 pub fn sum_pool(g: &GraphTensors, z: &Tensor) -> Tensor {
+    if z.device() == tch::Device::Cpu && z.kind() == Kind::Float {
+        return g.pooling().mm(z);
+    }
     let d = z.size()[1];
     Tensor::zeros([g.num_graphs as i64, d], (z.kind(), z.device())).index_add(0, &g.batch, z)
 }
