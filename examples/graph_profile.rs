@@ -45,11 +45,18 @@ fn main() -> magcl::Result<()> {
         .unwrap_or(4);
     for epoch in 0..epochs {
         let t = Instant::now();
+        let mut steps = Vec::new();
         for ids in epoch_batches(data.views.len(), cfg.batch_size, 0, epoch) {
+            let t1 = Instant::now();
             m.step(&data, &ids, epoch, step)?;
+            steps.push(format!("{:.1}", t1.elapsed().as_secs_f64() * 1e3));
             step += 1;
         }
-        println!("epoch {epoch}: {:.4} s", t.elapsed().as_secs_f64());
+        println!(
+            "epoch {epoch}: {:.4} s (steps, ms: {})",
+            t.elapsed().as_secs_f64(),
+            steps.join(" ")
+        );
     }
     if cfg.method == MethodName::Graphcl {
         let mut g = magcl::methods::graphcl::GraphCl::new(&cfg, data.dim, tch::Device::Cpu)?;

@@ -38,6 +38,33 @@ impl Csr {
         }
     }
 
+    /// The same on the CPU by a counting sort over rows (entries of a row keep their
+    /// input order, which the row-loop kernel does not care about): a handful of passes
+    /// over Rust slices instead of a dozen libtorch calls.
+    fn build_cpu(rows: &[i64], cols: &[i64], vals: &[f32], n_rows: usize) -> Csr {
+        let mut rowptr = vec![0i64; n_rows + 1];
+        for &r in rows {
+            rowptr[r as usize + 1] += 1;
+        }
+        for i in 0..n_rows {
+            rowptr[i + 1] += rowptr[i];
+        }
+        let mut next: Vec<i64> = rowptr[..n_rows].to_vec();
+        let mut col = vec![0i64; rows.len()];
+        let mut val = vec![0f32; rows.len()];
+        for ((&r, &c), &v) in rows.iter().zip(cols).zip(vals) {
+            let slot = &mut next[r as usize];
+            col[*slot as usize] = c;
+            val[*slot as usize] = v;
+            *slot += 1;
+        }
+        Csr {
+            rowptr: Tensor::from_slice(&rowptr),
+            col: Tensor::from_slice(&col),
+            val: Tensor::from_slice(&val),
+        }
+    }
+
     fn arrays(&self) -> CsrArrays<'_> {
         CsrArrays {
             rowptr: &self.rowptr,
@@ -74,9 +101,17 @@ impl SparseMatrix {
     ) -> SparseMatrix {
         let vals = vals.detach();
         let repr = if rows.device() == Device::Cpu {
+            let r = Vec::<i64>::try_from(rows.to_kind(Kind::Int64)).expect("row indices");
+            let c = Vec::<i64>::try_from(cols.to_kind(Kind::Int64)).expect("column indices");
+            let v = Vec::<f32>::try_from(vals.to_kind(Kind::Float)).expect("values");
+            assert!(
+                r.iter().all(|&i| (0..n_rows).contains(&i))
+                    && c.iter().all(|&j| (0..n_cols).contains(&j)),
+                "sparse matrix index out of range ({n_rows} × {n_cols})"
+            );
             Repr::Cpu {
-                a: Csr::build(rows, cols, &vals, n_rows, n_cols),
-                at: Csr::build(cols, rows, &vals, n_cols, n_rows),
+                a: Csr::build_cpu(&r, &c, &v, n_rows as usize),
+                at: Csr::build_cpu(&c, &r, &v, n_cols as usize),
             }
         } else {
             let a = Csr::build(rows, cols, &vals, n_rows, n_cols);
