@@ -1,4 +1,5 @@
-//! Times the parts of one node-level training step (development aid).
+//! Times the parts of one node-level training step (development aid):
+//! `node_profile THREADS DATASET [cuda]`.
 use std::time::Instant;
 
 use magcl::data::{self, DataConfig};
@@ -23,12 +24,30 @@ fn main() -> magcl::Result<()> {
     };
     spec.overrides = serde_json::from_str(r#"{"ma": {"enabled": true}}"#).unwrap();
     let cfg = RunConfig::resolve(&spec)?;
-    let mut m = NodeModel::new(&cfg, &ds, tch::Device::Cpu)?;
+    let device = match std::env::args().nth(3).as_deref() {
+        Some("cuda") => tch::Device::Cuda(0),
+        _ => tch::Device::Cpu,
+    };
+    let mut m = NodeModel::new(&cfg, &ds, device)?;
+    let sync = || {
+        if device.is_cuda() {
+            tch::Cuda::synchronize(0);
+        }
+    };
     for epoch in 0..8 {
         let t = Instant::now();
         m.step(epoch)?;
-        println!("epoch {epoch}: {:.3} s", t.elapsed().as_secs_f64());
+        sync();
+        println!("epoch {epoch}: {:.4} s", t.elapsed().as_secs_f64());
     }
-    m.profile_step(8);
+    let t = Instant::now();
+    for epoch in 8..58 {
+        m.step(epoch)?;
+    }
+    sync();
+    println!("50 epochs: {:.4} s/epoch", t.elapsed().as_secs_f64() / 50.0);
+    for e in 58..61 {
+        m.profile_step(e);
+    }
     Ok(())
 }

@@ -67,30 +67,32 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Dire
             let _ = t.scatter_value_(1, &diag, f64::NEG_INFINITY);
             t
         });
-        // softmax weights in place: e = exp(s − max), P = e / Σe, lse = max + log Σe
-        let max = match &t {
-            Some(t) => s
-                .amax(&[1i64][..], true)
-                .maximum(&t.amax(&[1i64][..], true)),
-            None => s.amax(&[1i64][..], true),
-        };
-        let _ = s.g_sub_(&max).exp_();
+        // Softmax weights in place. The rows are unit vectors, so every similarity lies in
+        // [−1/τ, 1/τ] and 1/τ serves as the shift that keeps exp from overflowing (no
+        // row-max pass over the N-wide block): e = exp(s − 1/τ), lse = 1/τ + log Σe.
+        let _ = s.g_sub_scalar_(inv_t).exp_();
         let mut total = s.sum_dim_intlist(&[1i64][..], true, s.kind());
         let t = t.map(|mut t| {
-            let _ = t.g_sub_(&max).exp_();
+            let _ = t.g_sub_scalar_(inv_t).exp_();
             total += t.sum_dim_intlist(&[1i64][..], true, t.kind());
             t
         });
-        let lse = total.log() + &max;
+        let lse = total.log() + inv_t;
         let pos = (&rows_t * c.narrow(0, start, len)).sum_dim_intlist(&[1i64][..], true, a.kind());
         loss += (&lse - &pos).sum(Kind::Double);
-        let p = s.g_div_(&total);
-        let _ = grad_a.narrow(0, start, len).g_add_(&p.matmul(c));
-        let _ = grad_c.g_add_(&p.transpose(0, 1).matmul(&rows));
-        if let Some(mut q) = t {
-            let q = q.g_div_(&total);
-            let _ = grad_a.narrow(0, start, len).g_add_(&q.matmul(a));
-            let _ = grad_a.g_add_(&q.transpose(0, 1).matmul(&rows));
+        // P = e / Σe without a pass over the block: the row scaling goes onto the (block × d)
+        // products instead, P·c = (e·c) / Σe and Pᵀ·rows = eᵀ·(rows / Σe).
+        let inv_total = total.reciprocal();
+        let _ = grad_a
+            .narrow(0, start, len)
+            .g_add_(&(s.matmul(c) * &inv_total));
+        let scaled_rows = &rows * &inv_total;
+        let _ = grad_c.g_add_(&s.transpose(0, 1).matmul(&scaled_rows));
+        if let Some(q) = t {
+            let _ = grad_a
+                .narrow(0, start, len)
+                .g_add_(&(q.matmul(a) * &inv_total));
+            let _ = grad_a.g_add_(&q.transpose(0, 1).matmul(&scaled_rows));
         }
         start += len;
     }

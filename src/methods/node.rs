@@ -108,26 +108,35 @@ impl NodeModel {
         self.vs.device()
     }
 
-    /// One view: (structure after edge dropping, feature-column mask).
-    fn view(&self, epoch: usize, v: usize) -> (GraphTensors, Tensor) {
-        let mut r = rng::stream(self.seed, &[streams::AUGMENT, epoch as u64, v as u64]);
-        let keep = drop_directed_edges(self.src.size()[0] as usize, self.node.edge_drop[v], &mut r);
-        let keep = Tensor::from_slice(&keep).to_device(self.device());
-        let mask = feature_column_mask(self.num_features, self.node.feature_drop[v], &mut r);
-        (
-            view_graph(
-                self.src.index_select(0, &keep),
-                self.dst.index_select(0, &keep),
-                self.num_nodes,
-            ),
-            Tensor::from_slice(&mask).to_device(self.device()),
-        )
+    /// Both views: (structure after edge dropping, feature-column mask) each. The random
+    /// draws of the two views (independent streams) are made in parallel.
+    fn views(&self, epoch: usize) -> [(GraphTensors, Tensor); 2] {
+        let (seed, edges, features) = (self.seed, self.src.size()[0] as usize, self.num_features);
+        let (edge_drop, feature_drop) = (self.node.edge_drop, self.node.feature_drop);
+        // kept directed edges and the feature-column mask of view v
+        let draws = move |v: usize| {
+            let mut r = rng::stream(seed, &[streams::AUGMENT, epoch as u64, v as u64]);
+            let keep = drop_directed_edges(edges, edge_drop[v], &mut r);
+            let mask = feature_column_mask(features, feature_drop[v], &mut r);
+            (keep, mask)
+        };
+        let (d1, d2) = rayon::join(|| draws(0), || draws(1));
+        [d1, d2].map(|(keep, mask)| {
+            let keep = Tensor::from_slice(&keep).to_device(self.device());
+            (
+                view_graph(
+                    self.src.index_select(0, &keep),
+                    self.dst.index_select(0, &keep),
+                    self.num_nodes,
+                ),
+                Tensor::from_slice(&mask).to_device(self.device()),
+            )
+        })
     }
 
     /// One optimisation step (one epoch: full-graph training).
     pub fn step(&mut self, epoch: usize) -> Result<f64> {
-        let (g1, m1) = self.view(epoch, 0);
-        let (g2, m2) = self.view(epoch, 1);
+        let [(g1, m1), (g2, m2)] = self.views(epoch);
         let (k1, k2) = self.sampler.sample(epoch as u64);
         let mut z1 = self
             .encoder
@@ -148,14 +157,17 @@ impl NodeModel {
 
     /// Prints the time of each part of one step (development aid for the speed work).
     pub fn profile_step(&mut self, epoch: usize) {
+        let cuda = self.device().is_cuda();
         let t = Instant::now();
         let lap = |what: &str, t: &mut Instant| {
-            println!("  {what:28} {:8.1} ms", t.elapsed().as_secs_f64() * 1e3);
+            if cuda {
+                tch::Cuda::synchronize(0);
+            }
+            println!("  {what:28} {:8.2} ms", t.elapsed().as_secs_f64() * 1e3);
             *t = Instant::now();
         };
         let mut t = t;
-        let (g1, m1) = self.view(epoch, 0);
-        let (g2, m2) = self.view(epoch, 1);
+        let [(g1, m1), (g2, m2)] = self.views(epoch);
         let _ = g1.normalized_adjacency();
         let _ = g2.normalized_adjacency();
         lap("views + adjacency", &mut t);
