@@ -5,9 +5,9 @@
 //! - `full` (ignored; `make test-full`): `benchmarks/regression/full.toml`, the acceptance
 //!   numbers of the graph- and node-level issues over 5 seeds.
 //!
-//! Floors sit about three standard deviations (over seeds) below the committed results
-//! in `results/regression/` (see the README there for the commands that made them); the
-//! `full` floors are the issues' acceptance thresholds.
+//! The `ci` floors sit about three standard deviations (over seeds) below the measured
+//! means quoted next to them (committed results under `results/`, and dev-box runs of the
+//! same configs); the `full` floors are the issues' acceptance thresholds.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
