@@ -67,6 +67,10 @@ struct CsrMatmul : public torch::autograd::Function<CsrMatmul> {
                             const at::Tensor& col, const at::Tensor& val,
                             const at::Tensor& t_rowptr, const at::Tensor& t_col,
                             const at::Tensor& t_val) {
+    TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
+                "csr_matmul: expected a 2-D float CPU tensor");
+    TORCH_CHECK(x.size(0) == t_rowptr.size(0) - 1, "csr_matmul: x has ", x.size(0),
+                " rows but the matrix has ", t_rowptr.size(0) - 1, " columns");
     ctx->save_for_backward({t_rowptr, t_col, t_val});
     return csr_times_dense(rowptr, col, val, x);
   }
@@ -167,8 +171,13 @@ struct BatchNormTrain : public torch::autograd::Function<BatchNormTrain> {
                             const at::Tensor& weight, const at::Tensor& bias,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
                             double momentum, double eps) {
+    TORCH_CHECK(x_in.device().is_cpu() && x_in.scalar_type() == at::kFloat && x_in.dim() == 2,
+                "batch_norm_train: expected a 2-D float CPU tensor");
     const at::Tensor x = x_in.contiguous();
     const int64_t n = x.size(0), c = x.size(1);
+    TORCH_CHECK(weight.numel() == c && bias.numel() == c && running_mean.numel() == c &&
+                    running_var.numel() == c,
+                "batch_norm_train: parameters must have ", c, " entries");
     TORCH_CHECK(n > 1, "batch norm in training mode needs more than one row, got ", n);
     const float* xp = x.data_ptr<float>();
     std::vector<double> sum(c, 0.0), sq(c, 0.0);

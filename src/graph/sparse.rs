@@ -207,6 +207,14 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "rows but the matrix has")]
+    fn a_shape_mismatch_is_an_error_not_a_wild_read() {
+        let (rows, cols, vals) = rand_matrix(6, 10, 1);
+        let m = SparseMatrix::from_triplets(&rows, &cols, &vals, 6, 6);
+        let _ = m.mm(&Tensor::ones([5, 3], (Kind::Float, Device::Cpu)));
+    }
+
+    #[test]
     fn empty_rows_and_empty_matrix() {
         let n = 4;
         let rows = Tensor::from_slice(&[2i64]);
