@@ -161,22 +161,19 @@ impl GraphTensors {
         self.x.device()
     }
 
-    /// The same graph with other node features (shares the structure tensors).
+    /// The same graph with other node features (shares the structure tensors; the lazily
+    /// built matrices are built afresh).
     pub fn with_x(&self, x: Tensor) -> GraphTensors {
-        GraphTensors {
+        let mut g = GraphTensors::new(
             x,
-            src: self.src.shallow_clone(),
-            dst: self.dst.shallow_clone(),
-            batch: self.batch.shallow_clone(),
-            num_nodes: self.num_nodes,
-            num_graphs: self.num_graphs,
-            edge_weight: self.edge_weight.as_ref().map(|w| w.shallow_clone()),
-            norm: std::cell::OnceCell::new(),
-            adj: std::cell::OnceCell::new(),
-            adj_norm: std::cell::OnceCell::new(),
-            filter: std::cell::OnceCell::new(),
-            pool: std::cell::OnceCell::new(),
-        }
+            self.src.shallow_clone(),
+            self.dst.shallow_clone(),
+            self.batch.shallow_clone(),
+            self.num_nodes,
+            self.num_graphs,
+        );
+        g.edge_weight = self.edge_weight.as_ref().map(|w| w.shallow_clone());
+        g
     }
 
     /// The sparse `N × N` matrix with entries `(dst[e], src[e]) = values[e]` (and

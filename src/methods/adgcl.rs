@@ -13,7 +13,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{adam, embed_in_chunks, GraphData, GraphMethod};
+use super::{adam, embed_plain, GraphData, GraphMethod};
 use crate::augment::{augment_views, AugPolicy, GraphAug};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
@@ -234,10 +234,7 @@ impl GraphMethod for AdGcl {
     }
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        let plain = self.encoder.plain_schedule();
-        embed_in_chunks(data, self.vs.device(), |g| {
-            self.encoder.forward(g, &plain, false).graph
-        })
+        embed_plain(&self.encoder, data, self.vs.device())
     }
 }
 

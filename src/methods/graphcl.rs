@@ -1,21 +1,18 @@
 //! GraphCL (You et al. 2020) and GraphCL+MA: the original graph against one augmented view.
 //! With MA the original branch follows schedule K and the augmented branch K′.
-use tch::nn::{self, Module};
+use tch::nn;
 use tch::Device;
 
-use super::{adam, embed_in_chunks, GraphData, GraphMethod};
+use super::{adam, GraphData, GraphMethod, Tower};
 use crate::augment::{augment_views, AugPolicy};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 
 pub struct GraphCl {
-    pub vs: nn::VarStore,
-    pub encoder: GinEncoder,
-    pub projector: Mlp,
+    pub model: Tower,
     opt: nn::Optimizer,
     loss: InfoNce,
     policy: AugPolicy,
@@ -25,28 +22,17 @@ pub struct GraphCl {
 
 impl GraphCl {
     pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<GraphCl> {
-        let vs = nn::VarStore::new(device);
-        let root = vs.root();
-        let mut encoder = GinEncoder::new(
-            &(&root / "encoder"),
-            input_dim as i64,
-            cfg.hidden as i64,
-            cfg.layers,
-            GinStyle::GraphCl,
-            Init::XavierZeroBias,
-            cfg.ma.gin_mode,
-            cfg.ma.pi,
-        );
-        encoder.eps = cfg.gin_eps;
-        let e = encoder.embedding_dim();
-        let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
-        let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
+        let model = Tower::new(cfg, input_dim, device);
+        let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
         let aug = cfg.augment.clone().unwrap_or_default();
-        let sampler = ma::sampler(&cfg.ma, cfg.layers, encoder.plain_schedule(), cfg.seed);
+        let sampler = ma::sampler(
+            &cfg.ma,
+            cfg.layers,
+            model.encoder.plain_schedule(),
+            cfg.seed,
+        );
         Ok(GraphCl {
-            vs,
-            encoder,
-            projector,
+            model,
             opt,
             loss: InfoNce::new(cfg.loss.clone(), 0),
             policy: AugPolicy::from_config(&aug)?,
@@ -61,7 +47,7 @@ impl GraphCl {
     pub fn profile_step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) {
         use std::time::Instant;
         let reps = 20;
-        let device = self.vs.device();
+        let device = self.model.vs.device();
         let lap = |what: &str, t: Instant| {
             println!(
                 "  {what:28} {:8.3} ms",
@@ -94,33 +80,21 @@ impl GraphCl {
         let g2 = augmented.to_tensors(device);
         let t = Instant::now();
         for _ in 0..reps {
-            let _ = self
-                .projector
-                .forward(&self.encoder.forward(&g1, &k1, true).graph);
-            let _ = self
-                .projector
-                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+            let _ = self.model.project(&g1, &k1, true);
+            let _ = self.model.project(&g2, &k2, true);
         }
         lap("forward (both views)", t);
         let t = Instant::now();
         for _ in 0..reps {
-            let z1 = self
-                .projector
-                .forward(&self.encoder.forward(&g1, &k1, true).graph);
-            let z2 = self
-                .projector
-                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+            let z1 = self.model.project(&g1, &k1, true);
+            let z2 = self.model.project(&g2, &k2, true);
             let _ = self.loss.loss(&z1, &z2);
         }
         lap("forward + loss", t);
         let t = Instant::now();
         for _ in 0..reps {
-            let z1 = self
-                .projector
-                .forward(&self.encoder.forward(&g1, &k1, true).graph);
-            let z2 = self
-                .projector
-                .forward(&self.encoder.forward(&g2, &k2, true).graph);
+            let z1 = self.model.project(&g1, &k1, true);
+            let z2 = self.model.project(&g2, &k2, true);
             let loss = self.loss.loss(&z1, &z2);
             self.opt.zero_grad();
             loss.backward();
@@ -136,19 +110,15 @@ impl GraphCl {
 
 impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
-        let device = self.vs.device();
+        let device = self.model.vs.device();
         let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
         let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
         let augmented = Batch::collate(&augmented, data.dim);
         let (k1, k2) = self.sampler.sample(step);
         let g1 = original.to_tensors(device);
         let g2 = augmented.to_tensors(device);
-        let z1 = self
-            .projector
-            .forward(&self.encoder.forward(&g1, &k1, true).graph);
-        let z2 = self
-            .projector
-            .forward(&self.encoder.forward(&g2, &k2, true).graph);
+        let z1 = self.model.project(&g1, &k1, true);
+        let z2 = self.model.project(&g2, &k2, true);
         let loss = self.loss.loss(&z1, &z2);
         self.opt.zero_grad();
         loss.backward();
@@ -157,10 +127,7 @@ impl GraphMethod for GraphCl {
     }
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        let plain = self.encoder.plain_schedule();
-        embed_in_chunks(data, self.vs.device(), |g| {
-            self.encoder.forward(g, &plain, false).graph
-        })
+        self.model.embed(data)
     }
 }
 

@@ -5,10 +5,13 @@
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tch::{nn, Device, Tensor};
+use tch::nn::{self, Module};
+use tch::{Device, Tensor};
 
 use crate::error::{Error, Result};
-use crate::graph::{Batch, GraphView};
+use crate::experiment::config::RunConfig;
+use crate::graph::{Batch, GraphTensors, GraphView};
+use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::rng::{self, streams};
 
 pub mod adgcl;
@@ -123,11 +126,66 @@ pub fn train_graph_method<M: GraphMethod + ?Sized>(
     Ok(log)
 }
 
+/// A GraphCL-style GIN encoder (per-layer sum-pool concat) and its projection head in one
+/// variable store, as GraphCL and SimGRACE build them.
+pub struct Tower {
+    pub vs: nn::VarStore,
+    pub encoder: GinEncoder,
+    pub projector: Mlp,
+}
+
+impl Tower {
+    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Tower {
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let mut encoder = GinEncoder::new(
+            &(&root / "encoder"),
+            input_dim as i64,
+            cfg.hidden as i64,
+            cfg.layers,
+            GinStyle::GraphCl,
+            Init::XavierZeroBias,
+            cfg.ma.gin_mode,
+            cfg.ma.pi,
+        );
+        encoder.eps = cfg.gin_eps;
+        let e = encoder.embedding_dim();
+        let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
+        Tower {
+            vs,
+            encoder,
+            projector,
+        }
+    }
+
+    /// Projected graph embeddings of batch `g` with `schedule[i]` propagations in layer i.
+    pub fn project(&self, g: &GraphTensors, schedule: &[usize], train: bool) -> Tensor {
+        self.projector
+            .forward(&self.encoder.forward(g, schedule, train).graph)
+    }
+
+    /// Embeddings of all graphs from the plain encoder in evaluation mode.
+    pub fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
+        embed_plain(&self.encoder, data, self.vs.device())
+    }
+}
+
+/// Embeddings of all graphs from `encoder` with its plain schedule, in evaluation mode:
+/// what every graph-level method evaluates.
+pub fn embed_plain(
+    encoder: &GinEncoder,
+    data: &GraphData,
+    device: Device,
+) -> Result<(Vec<f32>, usize)> {
+    let plain = encoder.plain_schedule();
+    embed_in_chunks(data, device, |g| encoder.forward(g, &plain, false).graph)
+}
+
 /// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.
 pub fn embed_in_chunks(
     data: &GraphData,
     device: Device,
-    forward: impl Fn(&crate::graph::GraphTensors) -> Tensor,
+    forward: impl Fn(&GraphTensors) -> Tensor,
 ) -> Result<(Vec<f32>, usize)> {
     const CHUNK: usize = 1024;
     let mut parts = Vec::new();

@@ -3,49 +3,16 @@
 //! fresh every step; the projection head is copied unperturbed; no gradient flows through
 //! the perturbed branch. The perturbed view is the anchor of the loss. With MA the clean
 //! branch follows schedule K and the perturbed branch K′.
-use tch::nn::{self, Module};
+use tch::nn;
 use tch::{Device, Tensor};
 
-use super::{adam, embed_in_chunks, sorted_vars, GraphData, GraphMethod};
+use super::{adam, sorted_vars, GraphData, GraphMethod, Tower};
 use crate::error::{Error, Result};
 use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::rng::{self, streams};
-
-/// An encoder and its projection head in one variable store.
-pub struct Tower {
-    pub vs: nn::VarStore,
-    pub encoder: GinEncoder,
-    pub projector: Mlp,
-}
-
-impl Tower {
-    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Tower {
-        let vs = nn::VarStore::new(device);
-        let root = vs.root();
-        let mut encoder = GinEncoder::new(
-            &(&root / "encoder"),
-            input_dim as i64,
-            cfg.hidden as i64,
-            cfg.layers,
-            GinStyle::GraphCl,
-            Init::XavierZeroBias,
-            cfg.ma.gin_mode,
-            cfg.ma.pi,
-        );
-        encoder.eps = cfg.gin_eps;
-        let e = encoder.embedding_dim();
-        let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
-        Tower {
-            vs,
-            encoder,
-            projector,
-        }
-    }
-}
 
 /// A parameter of the model, its twin in the perturbed copy, and whether it is perturbed.
 struct Twin {
@@ -160,15 +127,8 @@ impl GraphMethod for SimGrace {
         let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
         let (k_clean, k_perturbed) = self.sampler.sample(step);
         self.perturb(step);
-        let clean = self
-            .model
-            .projector
-            .forward(&self.model.encoder.forward(&g, &k_clean, true).graph);
-        let perturbed = tch::no_grad(|| {
-            self.vice
-                .projector
-                .forward(&self.vice.encoder.forward(&g, &k_perturbed, true).graph)
-        });
+        let clean = self.model.project(&g, &k_clean, true);
+        let perturbed = tch::no_grad(|| self.vice.project(&g, &k_perturbed, true));
         let loss = self.loss.loss(&perturbed, &clean);
         self.opt.zero_grad();
         loss.backward();
@@ -177,11 +137,7 @@ impl GraphMethod for SimGrace {
     }
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        let enc = &self.model.encoder;
-        let plain = enc.plain_schedule();
-        embed_in_chunks(data, self.model.vs.device(), |g| {
-            enc.forward(g, &plain, false).graph
-        })
+        self.model.embed(data)
     }
 }
 
@@ -246,19 +202,12 @@ mod tests {
         m.perturb(0);
         let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
         let plain = m.model.encoder.plain_schedule();
-        let z = tch::no_grad(|| {
-            m.vice
-                .projector
-                .forward(&m.vice.encoder.forward(&g, &plain, true).graph)
-        });
+        let z = tch::no_grad(|| m.vice.project(&g, &plain, true));
         assert!(!z.requires_grad(), "the perturbed branch carries no graph");
         let vice_grad_free = m.vice_vars().iter().all(|(_, t)| {
             !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0
         });
-        let clean = m
-            .model
-            .projector
-            .forward(&m.model.encoder.forward(&g, &plain, true).graph);
+        let clean = m.model.project(&g, &plain, true);
         m.loss.loss(&z, &clean).backward();
         assert!(vice_grad_free);
         for (_, t) in m.vice_vars() {
