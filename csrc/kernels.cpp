@@ -10,11 +10,14 @@
 //    backward (libtorch's generic kernel costs ~10× more at GIN sizes, N ≈ 2–20k, C = 32).
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <c10/core/Event.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 // Hot loops are compiled twice, for AVX2/FMA and for baseline x86-64, chosen at run time.
@@ -79,6 +82,29 @@ struct CsrMatmul : public torch::autograd::Function<CsrMatmul> {
     const auto saved = ctx->get_saved_variables();
     at::Tensor gx = csr_times_dense(saved[0], saved[1], saved[2], grad[0]);
     return {gx, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+// 1b. The same idea for libtorch's own sparse tensors on any device (CUDA): A and Aᵀ are
+//     both given, so the backward pass is one more sparse product instead of libtorch's
+//     transpose-and-convert of A at every backward call.
+struct SparseMm : public torch::autograd::Function<SparseMm> {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& a,
+                            const at::Tensor& at_) {
+    TORCH_CHECK(x.dim() == 2 && a.dim() == 2 && at_.dim() == 2,
+                "sparse_mm: expected 2-D operands");
+    TORCH_CHECK(a.device() == x.device() && at_.device() == x.device(),
+                "sparse_mm: operands on different devices");
+    TORCH_CHECK(x.size(0) == a.size(1) && at_.size(0) == a.size(1) && at_.size(1) == a.size(0),
+                "sparse_mm: x has ", x.size(0), " rows but the matrix is ", a.size(0), " × ",
+                a.size(1), " (transpose ", at_.size(0), " × ", at_.size(1), ")");
+    ctx->saved_data["at"] = at_;
+    return at::mm(a, x);
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad) {
+    const at::Tensor at_ = ctx->saved_data["at"].toTensor();
+    return {at::mm(at_, grad[0].contiguous()), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -283,3 +309,50 @@ extern "C" at::Tensor* magcl_csr_matmul(const at::Tensor* x, const at::Tensor* r
   return guarded([&] { return CsrMatmul::apply(*x, *rowptr, *col, *val, *t_rowptr, *t_col, *t_val); },
                  err, err_len);
 }
+
+extern "C" at::Tensor* magcl_sparse_mm(const at::Tensor* x, const at::Tensor* a,
+                                       const at::Tensor* at_, char* err, size_t err_len) {
+  return guarded([&] { return SparseMm::apply(*x, *a, *at_); }, err, err_len);
+}
+
+// 3. Reading a scalar back without waiting for the whole stream. A synchronous read of a
+//    CUDA value waits for everything queued so far, so a training loop that queues epoch
+//    e + 1 before reading epoch e's loss would still stall. Here the value is copied into
+//    page-locked host memory asynchronously right after its step, an event marks the copy,
+//    and the later read waits for that event only. Device-generic (c10::Event): nothing
+//    CUDA-specific is compiled here.
+struct PendingScalar {
+  at::Tensor host;
+  std::optional<c10::Event> done;
+};
+
+extern "C" PendingScalar* magcl_read_later(const at::Tensor* t, char* err, size_t err_len) {
+  try {
+    TORCH_CHECK(t->numel() == 1, "read_later: expected one value, got ", t->numel());
+    auto* p = new PendingScalar();
+    const at::Tensor v = t->detach().reshape({1});
+    if (v.device().is_cpu()) {
+      p->host = v.clone();
+    } else {
+      p->host = v.to(at::kCPU, /*non_blocking=*/true);
+      c10::impl::VirtualGuardImpl guard(v.device().type());
+      p->done.emplace(v.device().type());
+      p->done->record(guard.getStream(v.device()));
+    }
+    return p;
+  } catch (const std::exception& e) {
+    if (err_len > 0) {
+      std::strncpy(err, e.what(), err_len - 1);
+      err[err_len - 1] = '\0';
+    }
+    return nullptr;
+  }
+}
+
+// Waits for the copy and returns the value (as f64); frees nothing.
+extern "C" double magcl_read_value(PendingScalar* p) {
+  if (p->done) p->done->synchronize();
+  return p->host.to(at::kDouble).item<double>();
+}
+
+extern "C" void magcl_pending_free(PendingScalar* p) { delete p; }

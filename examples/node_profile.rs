@@ -36,18 +36,32 @@ fn main() -> magcl::Result<()> {
     };
     for epoch in 0..8 {
         let t = Instant::now();
-        m.step(epoch)?;
+        let _ = m.step(epoch)?;
         sync();
         println!("epoch {epoch}: {:.4} s", t.elapsed().as_secs_f64());
     }
     let t = Instant::now();
     for epoch in 8..58 {
-        m.step(epoch)?;
+        let _ = m.step(epoch)?;
     }
     sync();
     println!("50 epochs: {:.4} s/epoch", t.elapsed().as_secs_f64() / 50.0);
+    let log = m.train(30, false)?;
+    let mut t: Vec<f64> = log.epoch_seconds[1..].to_vec();
+    t.sort_by(f64::total_cmp);
+    println!(
+        "train(30): median {:.4} s/epoch, mean {:.4} (read-back timing)",
+        t[t.len() / 2],
+        t.iter().sum::<f64>() / t.len() as f64
+    );
     for e in 58..61 {
-        m.profile_step(e);
+        m.profile_step(e, true);
+    }
+    if device.is_cuda() {
+        println!("host time to queue each part (no synchronisation):");
+        for e in 61..63 {
+            m.profile_step(e, false);
+        }
     }
     Ok(())
 }

@@ -1,12 +1,27 @@
-//! Safe wrappers around the CPU autograd kernels of `csrc/kernels.cpp` (compiled by
-//! `build.rs` against libtorch's headers). Both take and return ordinary tch tensors and
-//! take part in autograd like built-in operations.
+//! Safe wrappers around `csrc/kernels.cpp` (compiled by `build.rs` against libtorch's
+//! headers): the CPU autograd kernels (sparse product, batch norm) and a sparse product
+//! for any device, which take and return ordinary tch tensors and take part in autograd
+//! like built-in operations, and an asynchronous read-back of a scalar.
 use std::os::raw::c_char;
 
 use tch::Tensor;
 use torch_sys::C_tensor;
 
+/// Opaque handle of a value being copied back (`csrc/kernels.cpp`).
+#[repr(C)]
+struct PendingScalarRaw {
+    _private: [u8; 0],
+}
+
 extern "C" {
+    fn magcl_read_later(
+        t: *const C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> *mut PendingScalarRaw;
+    fn magcl_read_value(p: *mut PendingScalarRaw) -> f64;
+    fn magcl_pending_free(p: *mut PendingScalarRaw);
+
     #[allow(clippy::too_many_arguments)]
     fn magcl_csr_matmul(
         x: *const C_tensor,
@@ -16,6 +31,14 @@ extern "C" {
         t_rowptr: *const C_tensor,
         t_col: *const C_tensor,
         t_val: *const C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> *mut C_tensor;
+
+    fn magcl_sparse_mm(
+        x: *const C_tensor,
+        a: *const C_tensor,
+        at: *const C_tensor,
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
@@ -76,6 +99,23 @@ pub fn csr_matmul(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
     take(out, &err, "sparse product")
 }
 
+/// `A · x` for libtorch sparse matrices `a` (= A) and `at` (= Aᵀ) on any device; the
+/// backward pass computes `Aᵀ · g` from `at` instead of transposing A each time.
+pub fn sparse_mm(x: &Tensor, a: &Tensor, at: &Tensor) -> Tensor {
+    let mut err = [0 as c_char; 512];
+    // SAFETY: as for `csr_matmul`.
+    let out = unsafe {
+        magcl_sparse_mm(
+            x.as_ptr(),
+            a.as_ptr(),
+            at.as_ptr(),
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    take(out, &err, "sparse product")
+}
+
 /// Training-mode batch normalisation of the rows of a CPU f32 `N × C` matrix with
 /// PyTorch's semantics (biased variance to normalise; the running statistics, updated in
 /// place, use the unbiased one).
@@ -105,4 +145,61 @@ pub fn batch_norm_train(
         )
     };
     take(out, &err, "batch norm")
+}
+
+/// A one-element tensor's value on its way to the host: the copy is queued behind the work
+/// that computes it, and [`PendingScalar::value`] waits for that copy only (not for work
+/// queued later, as a plain read would on CUDA). On the CPU the value is ready at once.
+pub struct PendingScalar(*mut PendingScalarRaw);
+
+impl PendingScalar {
+    /// Queues the copy of `t` (one element, any device and float kind).
+    pub fn new(t: &Tensor) -> PendingScalar {
+        let mut err = [0 as c_char; 512];
+        // SAFETY: `t` is a live tensor for the call; the C++ side keeps its own handle.
+        let p = unsafe { magcl_read_later(t.as_ptr(), err.as_mut_ptr(), err.len()) };
+        if p.is_null() {
+            // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+            let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+            panic!("read_later failed: {}", msg.to_string_lossy());
+        }
+        PendingScalar(p)
+    }
+
+    /// Waits for the copy and returns the value.
+    pub fn value(self) -> f64 {
+        // SAFETY: the handle is live until `drop` below.
+        unsafe { magcl_read_value(self.0) }
+    }
+}
+
+impl Drop for PendingScalar {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `magcl_read_later` and is freed once.
+        unsafe { magcl_pending_free(self.0) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::{Device, Kind};
+
+    #[test]
+    fn pending_scalar_reads_the_value_it_was_given() {
+        let t = Tensor::from_slice(&[1.25f32]).view([]);
+        let p = PendingScalar::new(&t);
+        // later changes to the tensor do not reach the copy
+        let mut t = t;
+        let _ = t.fill_(7.0);
+        assert_eq!(p.value(), 1.25);
+        let d = Tensor::full([1, 1], -3.5, (Kind::Double, Device::Cpu));
+        assert_eq!(PendingScalar::new(&d).value(), -3.5);
+    }
+
+    #[test]
+    #[should_panic(expected = "expected one value")]
+    fn pending_scalar_rejects_more_than_one_value() {
+        let _ = PendingScalar::new(&Tensor::zeros([2], (Kind::Float, Device::Cpu)));
+    }
 }

@@ -8,7 +8,7 @@
 //! On CUDA (and for non-f32 features) libtorch's sparse CSR tensor is used.
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{csr_matmul, CsrArrays};
+use crate::kernels::{csr_matmul, sparse_mm, CsrArrays};
 
 /// CSR arrays: row pointers, column indices (both i64) and f32 values.
 struct Csr {
@@ -23,13 +23,14 @@ impl Csr {
         let order = (rows * n_cols + cols).argsort(0, false);
         let rows = rows.index_select(0, &order);
         let dev = rows.device();
-        let counts = rows.bincount(None::<Tensor>, n_rows);
-        let rowptr = Tensor::cat(
-            &[
-                Tensor::zeros([1], (Kind::Int64, dev)),
-                counts.cumsum(0, Kind::Int64),
-            ],
-            0,
+        // rowptr[r] = the first sorted position whose row is ≥ r (a binary search per row;
+        // unlike bincount it never reads a value back, so a CUDA build does not synchronise)
+        let rowptr = Tensor::arange(n_rows + 1, (Kind::Int64, dev)).searchsorted(
+            &rows,
+            false,
+            false,
+            "left",
+            None::<Tensor>,
         );
         Csr {
             rowptr,
@@ -75,8 +76,8 @@ impl Csr {
 }
 
 enum Repr {
-    /// libtorch's sparse CSR tensor (CUDA).
-    Torch(Tensor),
+    /// A and Aᵀ as libtorch sparse CSR tensors (CUDA).
+    Torch { a: Tensor, at: Tensor },
     /// A and Aᵀ as CSR arrays (CPU).
     Cpu { a: Csr, at: Csr },
 }
@@ -99,8 +100,28 @@ impl SparseMatrix {
         n_rows: i64,
         n_cols: i64,
     ) -> SparseMatrix {
+        Self::build(
+            rows,
+            cols,
+            vals,
+            n_rows,
+            n_cols,
+            rows.device() != Device::Cpu,
+        )
+    }
+
+    /// As [`Self::from_triplets`], with libtorch's sparse tensors (the CUDA form) or the
+    /// CSR arrays of the CPU kernel.
+    fn build(
+        rows: &Tensor,
+        cols: &Tensor,
+        vals: &Tensor,
+        n_rows: i64,
+        n_cols: i64,
+        libtorch: bool,
+    ) -> SparseMatrix {
         let vals = vals.detach();
-        let repr = if rows.device() == Device::Cpu {
+        let repr = if !libtorch {
             let r = Vec::<i64>::try_from(rows.to_kind(Kind::Int64)).expect("row indices");
             let c = Vec::<i64>::try_from(cols.to_kind(Kind::Int64)).expect("column indices");
             let v = Vec::<f32>::try_from(vals.to_kind(Kind::Float)).expect("values");
@@ -114,14 +135,27 @@ impl SparseMatrix {
                 at: Csr::build_cpu(&c, &r, &v, n_cols as usize),
             }
         } else {
-            let a = Csr::build(rows, cols, &vals, n_rows, n_cols);
-            Repr::Torch(Tensor::sparse_csr_tensor_crow_col_value_size(
-                &a.rowptr,
-                &a.col,
-                &a.val,
-                [n_rows, n_cols],
-                (Kind::Float, rows.device()),
-            ))
+            let tensor = |m: Csr, shape: [i64; 2]| {
+                // the arrays are valid by construction; the unchecked constructor reads
+                // nothing back from the device
+                Tensor::internal_sparse_csr_tensor_unsafe(
+                    &m.rowptr,
+                    &m.col,
+                    &m.val,
+                    shape,
+                    (Kind::Float, rows.device()),
+                )
+            };
+            Repr::Torch {
+                a: tensor(
+                    Csr::build(rows, cols, &vals, n_rows, n_cols),
+                    [n_rows, n_cols],
+                ),
+                at: tensor(
+                    Csr::build(cols, rows, &vals, n_cols, n_rows),
+                    [n_cols, n_rows],
+                ),
+            }
         };
         SparseMatrix {
             n_rows,
@@ -133,7 +167,8 @@ impl SparseMatrix {
     /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`).
     pub fn mm(&self, x: &Tensor) -> Tensor {
         match &self.repr {
-            Repr::Torch(t) => t.mm(x),
+            Repr::Torch { a, at } if x.kind() == Kind::Float => sparse_mm(x, a, at),
+            Repr::Torch { a, .. } => a.to_kind(x.kind()).mm(x),
             Repr::Cpu { a, at } if x.kind() == Kind::Float && x.device() == Device::Cpu => {
                 csr_matmul(x, &a.arrays(), &at.arrays())
             }
@@ -157,7 +192,7 @@ impl SparseMatrix {
             (
                 Kind::Float,
                 match &self.repr {
-                    Repr::Torch(t) => t.device(),
+                    Repr::Torch { a, .. } => a.device(),
                     Repr::Cpu { .. } => Device::Cpu,
                 },
             ),
@@ -261,5 +296,79 @@ mod tests {
         let ones = Tensor::ones([n, 3], (Kind::Float, Device::Cpu));
         let expected = dense.tr().mm(&dense.tr().mm(&ones));
         assert!(x.grad().allclose(&expected, 1e-4, 1e-4, false));
+    }
+
+    #[test]
+    fn the_device_build_gives_the_same_csr_as_the_counting_sort() {
+        // (the libtorch build serves CUDA; run it on CPU tensors here, empty rows included)
+        let (rows, cols, vals) = rand_matrix(9, 30, 7);
+        let rows = rows.remainder(7); // rows 7 and 8 empty
+        let dev = Csr::build(&rows, &cols, &vals, 9, 9);
+        let r = Vec::<i64>::try_from(&rows).unwrap();
+        let c = Vec::<i64>::try_from(&cols).unwrap();
+        let v = Vec::<f32>::try_from(&vals).unwrap();
+        let cpu = Csr::build_cpu(&r, &c, &v, 9);
+        assert_eq!(
+            Vec::<i64>::try_from(&dev.rowptr).unwrap(),
+            Vec::<i64>::try_from(&cpu.rowptr).unwrap()
+        );
+        // same entries per row (the counting sort keeps input order within a row)
+        let rp = Vec::<i64>::try_from(&cpu.rowptr).unwrap();
+        let entries = |m: &Csr| {
+            let (c, v) = (
+                Vec::<i64>::try_from(&m.col).unwrap(),
+                Vec::<f32>::try_from(&m.val).unwrap(),
+            );
+            (0..9)
+                .map(|i| {
+                    let mut e: Vec<(i64, u32)> = (rp[i] as usize..rp[i + 1] as usize)
+                        .map(|k| (c[k], v[k].to_bits()))
+                        .collect();
+                    e.sort_unstable();
+                    e
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(entries(&dev), entries(&cpu));
+    }
+
+    #[test]
+    fn the_libtorch_form_matches_the_dense_matrix_in_product_and_gradient() {
+        // the form CUDA uses (A and Aᵀ as libtorch sparse tensors), exercised on the CPU
+        let n = 23;
+        let (rows, cols, vals) = rand_matrix(n, 90, 11);
+        let dense = dense_of(&rows, &cols, &vals, n);
+        let m = SparseMatrix::build(&rows, &cols, &vals, n, n, true);
+        assert!(matches!(m.repr, Repr::Torch { .. }));
+        let x = Tensor::randn([n, 4], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        let w = Tensor::randn([n, 4], (Kind::Float, Device::Cpu));
+        let y = m.mm(&x);
+        assert!(y.allclose(&dense.mm(&x), 1e-5, 1e-5, false));
+        (&y * &w).sum(Kind::Float).backward();
+        assert!(x.grad().allclose(&dense.tr().mm(&w), 1e-5, 1e-5, false));
+        // rectangular (5 × 23), as the pooling and feature matrices are
+        let r = rows.remainder(5);
+        let keep = (&rows * n + &cols).argsort(0, false); // any order works
+        let rect = SparseMatrix::build(
+            &r.index_select(0, &keep),
+            &cols.index_select(0, &keep),
+            &vals.index_select(0, &keep),
+            5,
+            n,
+            true,
+        );
+        let dense_rect = Tensor::zeros([5, n], (Kind::Float, Device::Cpu)).index_put(
+            &[Some(r.shallow_clone()), Some(cols.shallow_clone())],
+            &vals,
+            true,
+        );
+        let x = Tensor::randn([n, 3], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        let y = rect.mm(&x);
+        assert!(y.allclose(&dense_rect.mm(&x), 1e-5, 1e-5, false));
+        y.sum(Kind::Float).backward();
+        let ones = Tensor::ones([5, 3], (Kind::Float, Device::Cpu));
+        assert!(x
+            .grad()
+            .allclose(&dense_rect.tr().mm(&ones), 1e-5, 1e-5, false));
     }
 }

@@ -32,7 +32,9 @@ pub fn normalize(z: &Tensor) -> Tensor {
 
 /// Loss value and gradients (w.r.t. the normalised anchors and candidates) of one direction.
 struct Direction {
-    loss_sum: f64,
+    /// A 0-d f64 tensor on the embeddings' device (read back only by the caller, so a
+    /// CUDA step is never synchronised inside the loss).
+    loss_sum: Tensor,
     grad_a: Tensor,
     grad_c: Tensor,
 }
@@ -100,7 +102,7 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Dire
     let _ = grad_c.g_sub_(a);
     let scale = inv_t / n as f64;
     Direction {
-        loss_sum: loss.double_value(&[]),
+        loss_sum: loss,
         grad_a: grad_a * scale,
         grad_c: grad_c * scale,
     }
@@ -123,7 +125,7 @@ impl InfoNce {
             if self.cfg.symmetric {
                 let b = one_direction(&vd, &ud, &self.cfg, self.block_rows);
                 (
-                    0.5 * (f.loss_sum + b.loss_sum) / n,
+                    (f.loss_sum + b.loss_sum) * 0.5 / n,
                     (f.grad_a + b.grad_c) * 0.5,
                     (f.grad_c + b.grad_a) * 0.5,
                 )
@@ -132,7 +134,7 @@ impl InfoNce {
             }
         });
         let surrogate = (&u * gu).sum(u.kind()) + (&v * gv).sum(v.kind());
-        &surrogate - surrogate.detach() + value
+        &surrogate - surrogate.detach() + value.to_kind(u.kind())
     }
 }
 

@@ -15,6 +15,7 @@ use crate::data::{NodeDataset, Split};
 use crate::error::{Error, Result};
 use crate::experiment::config::{NodeConfig, RunConfig};
 use crate::graph::GraphTensors;
+use crate::kernels::PendingScalar;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::gcn::{Features, GcnEncoder, NodeProjector, Propagation};
@@ -34,6 +35,18 @@ pub struct NodeModel {
     num_features: usize,
     src: Tensor,
     dst: Tensor,
+}
+
+/// A host tensor on `device`. A CUDA copy goes through page-locked memory and is only
+/// queued: the step never waits for the device to finish earlier work (a copy from
+/// ordinary memory may wait for the stream).
+fn upload(t: Tensor, device: Device) -> Tensor {
+    if device.is_cuda() {
+        t.pin_memory(device)
+            .to_device_(device, t.kind(), true, false)
+    } else {
+        t
+    }
 }
 
 /// The structure-only graph of a view (node-level encoders take features separately).
@@ -109,8 +122,16 @@ impl NodeModel {
     }
 
     /// Both views: (structure after edge dropping, feature-column mask) each. The random
-    /// draws of the two views (independent streams) are made in parallel.
+    /// draws of the two views (independent streams) are made in parallel on the CPU and
+    /// uploaded without waiting for the device, so on CUDA they overlap the previous
+    /// step's kernels.
     fn views(&self, epoch: usize) -> [(GraphTensors, Tensor); 2] {
+        self.upload_views(self.draw_views(epoch))
+    }
+
+    /// The random part of [`Self::views`] (host only): kept edge ids and feature mask per
+    /// view.
+    fn draw_views(&self, epoch: usize) -> [(Vec<i64>, Vec<f32>); 2] {
         let (seed, edges, features) = (self.seed, self.src.size()[0] as usize, self.num_features);
         let (edge_drop, feature_drop) = (self.node.edge_drop, self.node.feature_drop);
         // kept directed edges and the feature-column mask of view v
@@ -121,21 +142,27 @@ impl NodeModel {
             (keep, mask)
         };
         let (d1, d2) = rayon::join(|| draws(0), || draws(1));
-        [d1, d2].map(|(keep, mask)| {
-            let keep = Tensor::from_slice(&keep).to_device(self.device());
+        [d1, d2]
+    }
+
+    fn upload_views(&self, draws: [(Vec<i64>, Vec<f32>); 2]) -> [(GraphTensors, Tensor); 2] {
+        let dev = self.device();
+        draws.map(|(keep, mask)| {
+            let keep = upload(Tensor::from_slice(&keep), dev);
             (
                 view_graph(
                     self.src.index_select(0, &keep),
                     self.dst.index_select(0, &keep),
                     self.num_nodes,
                 ),
-                Tensor::from_slice(&mask).to_device(self.device()),
+                upload(Tensor::from_slice(&mask), dev),
             )
         })
     }
 
-    /// One optimisation step (one epoch: full-graph training).
-    pub fn step(&mut self, epoch: usize) -> Result<f64> {
+    /// One optimisation step (one epoch: full-graph training). Returns the loss as a 0-d
+    /// tensor; on CUDA the step is only queued until its value is read.
+    pub fn step(&mut self, epoch: usize) -> Result<Tensor> {
         let [(g1, m1), (g2, m2)] = self.views(epoch);
         let (k1, k2) = self.sampler.sample(epoch as u64);
         let mut z1 = self
@@ -152,12 +179,15 @@ impl NodeModel {
         self.opt.zero_grad();
         loss.backward();
         self.opt.step();
-        Ok(loss.double_value(&[]))
+        Ok(loss.detach())
     }
 
     /// Prints the time of each part of one step (development aid for the speed work).
-    pub fn profile_step(&mut self, epoch: usize) {
-        let cuda = self.device().is_cuda();
+    /// With `sync` false a CUDA part's time is the host's time to queue it, which exposes
+    /// the parts that wait for the device.
+    pub fn profile_step(&mut self, epoch: usize, sync: bool) {
+        let cuda_dev = self.device().is_cuda();
+        let cuda = cuda_dev && sync;
         let t = Instant::now();
         let lap = |what: &str, t: &mut Instant| {
             if cuda {
@@ -167,10 +197,26 @@ impl NodeModel {
             *t = Instant::now();
         };
         let mut t = t;
-        let [(g1, m1), (g2, m2)] = self.views(epoch);
-        let _ = g1.normalized_adjacency();
-        let _ = g2.normalized_adjacency();
-        lap("views + adjacency", &mut t);
+        let draws = self.draw_views(epoch);
+        lap("view draws (host)", &mut t);
+        if !sync && cuda_dev {
+            // the upload's parts, on a copy of the draws
+            let keep = Tensor::from_slice(&draws[0].0);
+            lap("  from_slice", &mut t);
+            let pinned = keep.pin_memory(self.device());
+            lap("  pin_memory", &mut t);
+            let on_dev = pinned.to_device_(self.device(), keep.kind(), true, false);
+            lap("  non-blocking copy", &mut t);
+            let _ = self.src.index_select(0, &on_dev);
+            lap("  index_select", &mut t);
+        }
+        let [(g1, m1), (g2, m2)] = self.upload_views(draws);
+        lap("view uploads", &mut t);
+        for g in [&g1, &g2] {
+            let _ = g.normalized_adjacency();
+            let _ = g.filter_matrix(self.encoder.pi);
+        }
+        lap("Â and F of both views", &mut t);
         let (k1, k2) = self.sampler.sample(epoch as u64);
         println!("  schedules {k1:?} {k2:?}");
         let x1 = self
@@ -198,19 +244,36 @@ impl NodeModel {
     }
 
     /// Trains for `epochs` epochs.
+    ///
+    /// On CUDA the loss of epoch e is copied back asynchronously and read (and checked)
+    /// after epoch e + 1 has been queued, so the host prepares the next views while the
+    /// device computes; an epoch's time is the interval between two read-backs (the same
+    /// in the steady state). On the CPU every epoch is read and timed as it ends.
     pub fn train(&mut self, epochs: usize, progress: bool) -> Result<TrainLog> {
         let pb = progress_bar(epochs as u64, progress, "train");
         let mut log = TrainLog::default();
-        for epoch in 0..epochs {
-            let t0 = Instant::now();
-            let loss = check_loss(self.step(epoch)?, epoch, 0)?;
-            if self.device().is_cuda() {
-                tch::Cuda::synchronize(0);
-            }
-            log.epoch_seconds.push(t0.elapsed().as_secs_f64());
+        let lag = self.device().is_cuda();
+        let mut last = Instant::now();
+        let mut pending: Option<(usize, PendingScalar)> = None;
+        let mut finish = |epoch: usize, loss: PendingScalar, log: &mut TrainLog| -> Result<()> {
+            let loss = check_loss(loss.value(), epoch, 0)?;
+            log.epoch_seconds.push(last.elapsed().as_secs_f64());
+            last = Instant::now();
             log.epoch_losses.push(loss);
             pb.inc(1);
             pb.set_message(format!("loss {loss:.4}"));
+            Ok(())
+        };
+        for epoch in 0..epochs {
+            let loss = PendingScalar::new(&self.step(epoch)?);
+            if !lag {
+                finish(epoch, loss, &mut log)?;
+            } else if let Some((e, l)) = pending.replace((epoch, loss)) {
+                finish(e, l, &mut log)?;
+            }
+        }
+        if let Some((e, l)) = pending {
+            finish(e, l, &mut log)?;
         }
         pb.finish_and_clear();
         Ok(log)

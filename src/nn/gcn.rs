@@ -11,7 +11,7 @@ use tch::nn;
 use tch::Tensor;
 
 use super::ops::{filter_step, normalized_adjacency};
-use crate::graph::GraphTensors;
+use crate::graph::{GraphTensors, SparseMatrix};
 
 /// Which reading of a propagation step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,15 +116,17 @@ impl GcnLayer {
     }
 }
 
-/// Sparse node features (`N × F`, CSR) on the device. `X · W` is computed as a weighted
-/// embedding bag (each row a bag of its non-zero columns), which is fast on CPU and GPU in
-/// both directions and never densifies X.
+/// Sparse node features (`N × F`, CSR) on the device. On the CPU `X · W` is a weighted
+/// embedding bag (each row a bag of its non-zero columns), which never densifies X; on
+/// CUDA it is a sparse product with X and Xᵀ prepared once (libtorch's embedding-bag
+/// backward reads a count back from the device, which stalls the step).
 pub struct Features {
     pub rows: usize,
     pub cols: usize,
     indices: Tensor,
     values: Tensor,
     offsets: Tensor,
+    matrix: Option<SparseMatrix>,
 }
 
 impl Features {
@@ -139,12 +141,27 @@ impl Features {
     ) -> Features {
         let idx: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
         let off: Vec<i64> = indptr.iter().map(|&v| v as i64).collect();
+        let indices = Tensor::from_slice(&idx).to_device(device);
+        let values = Tensor::from_slice(data).to_device(device);
+        let matrix = device.is_cuda().then(|| {
+            let row_of: Vec<i64> = (0..rows)
+                .flat_map(|r| std::iter::repeat_n(r as i64, indptr[r + 1] - indptr[r]))
+                .collect();
+            SparseMatrix::from_triplets(
+                &Tensor::from_slice(&row_of).to_device(device),
+                &indices,
+                &values,
+                rows as i64,
+                cols as i64,
+            )
+        });
         Features {
             rows,
             cols,
-            indices: Tensor::from_slice(&idx).to_device(device),
-            values: Tensor::from_slice(data).to_device(device),
+            indices,
+            values,
             offsets: Tensor::from_slice(&off).to_device(device),
+            matrix,
         }
     }
 
@@ -155,6 +172,9 @@ impl Features {
             Some(m) => weight * m.unsqueeze(1),
             None => weight.shallow_clone(),
         };
+        if let Some(x) = &self.matrix {
+            return x.mm(&w);
+        }
         let (out, _, _, _) = Tensor::embedding_bag(
             &w,
             &self.indices,
