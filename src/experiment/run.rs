@@ -220,7 +220,11 @@ fn run_graph(
             let log = train_graph_method(m.as_mut(), &data, &lc, |_, _| Ok(()))?;
             let (emb, d) = m.embed(&data)?;
             if opts.skip_eval {
-                return Ok(train_only(cfg, log, t0));
+                let out = train_only(cfg, log, t0);
+                if let Some(p) = &opts.save_embeddings {
+                    save_embeddings(p, &emb, n, d, &data.labels)?;
+                }
+                return Ok(out);
             }
             let te = Instant::now();
             let r = eval::evaluate(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
@@ -253,6 +257,15 @@ fn run_graph(
                 }
                 Ok(())
             })?;
+            if opts.skip_eval {
+                // no epoch selection without evaluation: the final encoder
+                let out = train_only(cfg, log, t0);
+                if let Some(p) = &opts.save_embeddings {
+                    let (emb, d) = m.embed(&data)?;
+                    save_embeddings(p, &emb, n, d, &data.labels)?;
+                }
+                return Ok(out);
+            }
             let (_, epoch, emb, d, r) =
                 best.ok_or_else(|| Error::Numeric("AD-GCL ran no evaluation".into()))?;
             (log, emb, d, r, Some(epoch))
@@ -304,18 +317,22 @@ fn run_node(
     let mut model = NodeModel::new(cfg, &ds, device)?;
     let log = model.train(cfg.epochs, opts.progress)?;
     let z = model.embed();
-    if opts.skip_eval {
-        return Ok(train_only(cfg, log, t0));
-    }
-    let train_seconds = t0.elapsed().as_secs_f64();
-    let te = Instant::now();
-    let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
     let zc = z
         .to_device(Device::Cpu)
         .to_kind(tch::Kind::Float)
         .contiguous();
     let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
     let x = Vec::<f32>::try_from(zc.flatten(0, -1))?;
+    if opts.skip_eval {
+        let out = train_only(cfg, log, t0);
+        if let Some(p) = &opts.save_embeddings {
+            save_embeddings(p, &x, n, d, &ds.labels)?;
+        }
+        return Ok(out);
+    }
+    let train_seconds = t0.elapsed().as_secs_f64();
+    let te = Instant::now();
+    let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
     let mut nmis = eval::cluster::kmeans_nmi(
         &x,
         n,
