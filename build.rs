@@ -5,9 +5,9 @@
 //!   binary uses CUDA wherever a GPU and CUDA libtorch are present;
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
 //!   result row;
-//! - `csrc/kernels.cpp` (CPU autograd kernels: sparse products, batch norm) compiled
-//!   against libtorch's headers, only when the source changed (this script also reruns
-//!   on every commit for the stamp above).
+//! - `csrc/kernels.cpp` (autograd kernels: sparse products, batch norm; an asynchronous
+//!   scalar read-back) compiled against libtorch's headers, only when the source changed
+//!   (this script also reruns on every commit for the stamp above).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

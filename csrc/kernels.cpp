@@ -1,4 +1,5 @@
-// CPU kernels for the small-graph training step, as libtorch autograd functions.
+// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2), and an
+// asynchronous scalar read-back (3).
 //
 // 1. Sparse (CSR) × dense product with a precomputed transpose for the backward pass.
 //    libtorch's CPU sparse-CSR matmul transposes (and re-sorts) the sparse matrix on
@@ -6,8 +7,11 @@
 //    supplies both A and Aᵀ once per batch; forward computes A·x and backward Aᵀ·g, each
 //    a row loop parallelised over rows with ATen's thread pool. Rectangular matrices
 //    (the graph pooling matrix) work the same way.
+// 1b. The same with libtorch's sparse tensors on any device (used on CUDA).
 // 2. Training-mode batch normalisation of an N × C matrix in two passes forward and two
 //    backward (libtorch's generic kernel costs ~10× more at GIN sizes, N ≈ 2–20k, C = 32).
+// 3. A scalar copied back behind the work that computes it, read later without waiting
+//    for work queued after it.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
