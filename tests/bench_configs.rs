@@ -19,6 +19,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("node_clustering.toml", 60),
         ("ma_ranges.toml", 90),
         ("filter_pi.toml", 48),
+        ("citeseer_split.toml", 20),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("benchmarks").join(file);

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::folds::sklearn_stratified_kfold;
-use super::linalg::{squared_distances, Features};
+use super::linalg::{is_symmetric, squared_distances, Features};
 use super::linear::{linear_path, LinearKind};
 use super::svc::{gamma_scale, RbfPath, SqDist};
 use super::{Evaluator, C_GRID, INNER_FOLDS};
@@ -30,8 +30,14 @@ pub struct FoldOutcome {
 
 /// Features and, for the RBF SVM, squared distances the splits may share.
 enum Shared {
-    Rbf { f: Features, d2: Vec<f64> },
-    Linear { f: Features },
+    Rbf {
+        f: Features,
+        d2: Vec<f64>,
+        symmetric: bool,
+    },
+    Linear {
+        f: Features,
+    },
 }
 
 fn kind_of(ev: Evaluator) -> Option<LinearKind> {
@@ -43,6 +49,8 @@ fn kind_of(ev: Evaluator) -> Option<LinearKind> {
 }
 
 /// Fit on `fit` for each C in `cs` and predict `evals`; `None` if `fit` has one class.
+/// `kbuf` is scratch space for the RBF kernel, reused across the calls of one split.
+#[allow(clippy::too_many_arguments)]
 fn path(
     ev: Evaluator,
     f: &Features,
@@ -51,21 +59,23 @@ fn path(
     fit: &[usize],
     evals: &[usize],
     cs: &[f64],
+    kbuf: &mut Vec<f32>,
 ) -> Option<Vec<Vec<u32>>> {
     match (kind_of(ev), d2) {
         (Some(kind), _) => linear_path(kind, f, y, fit, evals, cs),
         (None, Some(d2)) => {
             let gamma = gamma_scale(f.variance_of_rows(fit), f.d);
-            let mut p = RbfPath::new(d2, y, fit, gamma)?;
+            let mut p = RbfPath::new_in(d2, y, fit, gamma, std::mem::take(kbuf))?;
             let kt = p.test_kernel(d2, evals);
-            Some(
-                cs.iter()
-                    .map(|&c| {
-                        p.solve(c);
-                        p.predict(&kt)
-                    })
-                    .collect(),
-            )
+            let preds = cs
+                .iter()
+                .map(|&c| {
+                    p.solve(c);
+                    p.predict(&kt)
+                })
+                .collect();
+            *kbuf = p.into_kernel_buffer();
+            Some(preds)
         }
         (None, None) => None,
     }
@@ -86,6 +96,7 @@ fn run_split(
     let ytr: Vec<u32> = split.train.iter().map(|&i| y[i]).collect();
     let inner = sklearn_stratified_kfold(&ytr, INNER_FOLDS)?;
     let mut acc = vec![vec![f64::NAN; INNER_FOLDS]; C_GRID.len()];
+    let mut kbuf = Vec::new();
     #[allow(clippy::needless_range_loop)] // `fold` is a fold id, not only an index
     for fold in 0..INNER_FOLDS {
         let fit: Vec<usize> = split
@@ -103,7 +114,7 @@ fn run_split(
             .map(|(&i, _)| i)
             .collect();
         // a fit on one class fails in scikit-learn too: its scores stay NaN
-        if let Some(preds) = path(ev, f, d2, y, &fit, &held, &C_GRID) {
+        if let Some(preds) = path(ev, f, d2, y, &fit, &held, &C_GRID, &mut kbuf) {
             for (ci, p) in preds.iter().enumerate() {
                 acc[ci][fold] = count_correct(p, y, &held) as f64 / held.len().max(1) as f64;
             }
@@ -123,7 +134,7 @@ fn run_split(
     }
     let best_c = C_GRID[best];
     let evals: Vec<usize> = split.val.iter().chain(&split.test).copied().collect();
-    let pred = path(ev, f, d2, y, &split.train, &evals, &[best_c])
+    let pred = path(ev, f, d2, y, &split.train, &evals, &[best_c], &mut kbuf)
         .and_then(|mut v| v.pop())
         .ok_or_else(|| {
             Error::Config("an outer training part holds a single class; cannot fit".into())
@@ -150,9 +161,12 @@ pub fn run_splits(
     let shared = if standardize {
         None
     } else if ev == Evaluator::SvcRbf {
+        let d2 = squared_distances(x);
+        let symmetric = is_symmetric(&d2, x.n);
         Some(Shared::Rbf {
             f: x.clone(),
-            d2: squared_distances(x),
+            d2,
+            symmetric,
         })
     } else {
         Some(Shared::Linear { f: x.clone() })
@@ -160,8 +174,12 @@ pub fn run_splits(
     splits
         .par_iter()
         .map(|split| match &shared {
-            Some(Shared::Rbf { f, d2 }) => {
-                let d2 = SqDist { n: f.n, data: d2 };
+            Some(Shared::Rbf { f, d2, symmetric }) => {
+                let d2 = SqDist {
+                    n: f.n,
+                    data: d2,
+                    symmetric: *symmetric,
+                };
                 run_split(ev, f, Some(&d2), y, split)
             }
             Some(Shared::Linear { f }) => run_split(ev, f, None, y, split),
@@ -169,10 +187,7 @@ pub fn run_splits(
                 let f = x.standardized(&split.train);
                 if ev == Evaluator::SvcRbf {
                     let data = squared_distances(&f);
-                    let d2 = SqDist {
-                        n: f.n,
-                        data: &data,
-                    };
+                    let d2 = SqDist::new(f.n, &data);
                     run_split(ev, &f, Some(&d2), y, split)
                 } else {
                     run_split(ev, &f, None, y, split)

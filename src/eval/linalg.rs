@@ -118,6 +118,25 @@ pub fn squared_distances(x: &Features) -> Vec<f64> {
     out
 }
 
+/// Whether the row-major `n × n` matrix `a` equals its transpose bit for bit (compared in
+/// tiles, so both reads stay in cache).
+pub fn is_symmetric(a: &[f64], n: usize) -> bool {
+    assert!(a.len() >= n * n);
+    const TILE: usize = 64;
+    for r0 in (0..n).step_by(TILE) {
+        for c0 in (r0..n).step_by(TILE) {
+            for r in r0..(r0 + TILE).min(n) {
+                for c in c0.max(r + 1)..(c0 + TILE).min(n) {
+                    if a[r * n + c].to_bits() != a[c * n + r].to_bits() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+    true
+}
+
 /// `gram[r][j] = x[r0 + r] · x[j]` for `r < rows`, `j < n`.
 fn gram_block(x: &[f64], d: usize, r0: usize, rows: usize, n: usize, gram: &mut [f64]) {
     debug_assert!(x.len() >= n * d && gram.len() >= rows * n && r0 + rows <= n);
@@ -243,6 +262,35 @@ mod tests {
                 .sum();
             assert!((d2[i * n + j] - direct).abs() < 1e-9 * (1.0 + direct));
         }
+    }
+
+    #[test]
+    fn symmetry_check() {
+        let n = 150;
+        let mut a: Vec<f64> = (0..n * n)
+            .map(|t| {
+                let (i, j) = (t / n, t % n);
+                ((i * j) as f64).sin() + (i + j) as f64
+            })
+            .collect();
+        assert!(is_symmetric(&a, n));
+        assert!(is_symmetric(&a[..0], 0));
+        a[140 * n + 3] += 1e-12;
+        assert!(!is_symmetric(&a, n));
+        // +0 and −0 differ bitwise
+        a[140 * n + 3] = 0.0;
+        a[3 * n + 140] = -0.0;
+        assert!(!is_symmetric(&a, n));
+        // the distances of a point set are symmetric as computed
+        let d = 5;
+        let x = Features {
+            n,
+            d,
+            data: (0..n * d)
+                .map(|i| ((i * 31 % 97) as f64) / 7.0 - 5.0)
+                .collect(),
+        };
+        assert!(is_symmetric(&squared_distances(&x), n));
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub mod linear;
 pub mod newton;
 pub mod npy;
 pub mod smo;
+#[cfg(test)]
+mod smo_reference;
 pub mod svc;
 
 pub use cluster::{kmeans_nmi, nmi};

@@ -12,6 +12,7 @@
 //! costs `exp(−γ·D²)` over its samples, and one kernel matrix serves every C of the grid.
 //! Precision follows libsvm: distances and test-time kernel values in f64, the training
 //! kernel stored in f32 (libsvm's `Qfloat`).
+use super::linalg::is_symmetric;
 use super::smo::{KernelRef, Smo};
 
 /// libsvm's default stopping tolerance as scikit-learn passes it.
@@ -21,9 +22,21 @@ pub const TOL: f64 = 1e-3;
 pub struct SqDist<'a> {
     pub n: usize,
     pub data: &'a [f64],
+    /// whether `data` is exactly (bitwise) symmetric: kernel blocks are then computed on
+    /// one triangle and mirrored, with the same values
+    pub symmetric: bool,
 }
 
-impl SqDist<'_> {
+impl<'a> SqDist<'a> {
+    /// Wrap `data` (`n × n`), checking its symmetry.
+    pub fn new(n: usize, data: &'a [f64]) -> Self {
+        assert_eq!(data.len(), n * n, "squared distances: n × n values");
+        SqDist {
+            n,
+            data,
+            symmetric: is_symmetric(data, n),
+        }
+    }
     #[inline]
     fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.n..(i + 1) * self.n]
@@ -59,6 +72,20 @@ impl RbfPath {
     /// (global) and kernel width `gamma`. Returns `None` when `fit` holds fewer than two
     /// classes (libsvm refuses such a problem).
     pub fn new(d2: &SqDist<'_>, y: &[u32], fit: &[usize], gamma: f64) -> Option<Self> {
+        Self::new_in(d2, y, fit, gamma, Vec::new())
+    }
+
+    /// [`new`](Self::new), storing the fit's kernel in `buf` (its contents are
+    /// overwritten; get it back with [`into_kernel_buffer`](Self::into_kernel_buffer)):
+    /// reusing one buffer across fits saves allocating and faulting in tens of MB per
+    /// fit.
+    pub fn new_in(
+        d2: &SqDist<'_>,
+        y: &[u32],
+        fit: &[usize],
+        gamma: f64,
+        buf: Vec<f32>,
+    ) -> Option<Self> {
         let mut classes: Vec<u32> = fit.iter().map(|&i| y[i]).collect();
         classes.sort_unstable();
         classes.dedup();
@@ -73,12 +100,35 @@ impl RbfPath {
         }
         start.push(order.len());
         let m = order.len();
-        let mut k = vec![0f32; m * m];
-        for (r, &gi) in order.iter().enumerate() {
-            let drow = d2.row(gi);
-            let krow = &mut k[r * m..(r + 1) * m];
-            for (kv, &gj) in krow.iter_mut().zip(&order) {
-                *kv = (-(gamma * drow[gj])).exp() as f32;
+        let mut k = buf;
+        // every entry is written below
+        k.resize(m * m, 0.0);
+        let kval = |d: f64| (-(gamma * d)).exp() as f32;
+        if d2.symmetric {
+            // K[r][c] = K[c][r] exactly: one exp per pair, in tiles so that the mirrored
+            // writes stay in cache
+            const TILE: usize = 64;
+            for r0 in (0..m).step_by(TILE) {
+                let r1 = (r0 + TILE).min(m);
+                for c0 in (r0..m).step_by(TILE) {
+                    let c1 = (c0 + TILE).min(m);
+                    for r in r0..r1 {
+                        let drow = d2.row(order[r]);
+                        for c in c0.max(r)..c1 {
+                            let v = kval(drow[order[c]]);
+                            k[r * m + c] = v;
+                            k[c * m + r] = v;
+                        }
+                    }
+                }
+            }
+        } else {
+            for (r, &gi) in order.iter().enumerate() {
+                let drow = d2.row(gi);
+                let krow = &mut k[r * m..(r + 1) * m];
+                for (kv, &gj) in krow.iter_mut().zip(&order) {
+                    *kv = kval(drow[gj]);
+                }
             }
         }
         let mut pairs = Vec::new();
@@ -127,7 +177,7 @@ impl RbfPath {
         })
     }
 
-    /// Solve every pair for box constraint `c` (warm-started from the previous, smaller c).
+    /// Solve every pair for box constraint `c` (each from α = 0, see below).
     pub fn solve(&mut self, c: f64) {
         let m = self.order.len();
         let k = &self.k;
@@ -137,9 +187,7 @@ impl RbfPath {
             // solution is valid (see `Smo::solve`) but measured slower at large C (the old
             // bound-constrained α become free and defeat shrinking) and it follows a
             // different path, which moves near-tie grid decisions away from scikit-learn's.
-            let iters = p.smo.iterations;
-            p.smo = Smo::new(kr, &p.y);
-            p.smo.iterations = iters;
+            p.smo.restart(kr);
             p.smo.solve(kr, c, TOL, true);
         }
     }
@@ -208,6 +256,11 @@ impl RbfPath {
     pub fn iterations(&self) -> usize {
         self.pairs.iter().map(|p| p.smo.iterations).sum()
     }
+
+    /// The fit's kernel buffer, for reuse by [`new_in`](Self::new_in).
+    pub fn into_kernel_buffer(self) -> Vec<f32> {
+        self.k
+    }
 }
 
 fn block<'a>(
@@ -234,5 +287,57 @@ pub fn gamma_scale(var: f64, d: usize) -> f64 {
         1.0
     } else {
         1.0 / (d as f64 * var)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::linalg::{squared_distances, Features};
+
+    /// The one-triangle kernel equals the full computation bit for bit, whatever buffer
+    /// it is written into, and so do the fits.
+    #[test]
+    fn symmetric_kernel_and_reused_buffer_change_nothing() {
+        let (n, d) = (157, 4);
+        let x = Features {
+            n,
+            d,
+            data: (0..n * d)
+                .map(|i| ((i * 37 % 101) as f64 * 0.37).sin())
+                .collect(),
+        };
+        let y: Vec<u32> = (0..n as u32).map(|i| (i * 7 % 11) % 3).collect();
+        let data = squared_distances(&x);
+        let sym = SqDist::new(n, &data);
+        assert!(sym.symmetric);
+        let plain = SqDist {
+            n,
+            data: &data,
+            symmetric: false,
+        };
+        // every sample but a few, not in index order
+        let mut fit: Vec<usize> = (0..n).filter(|i| i % 9 != 4).collect();
+        fit.reverse();
+        let gamma = 0.3;
+        let mut a = RbfPath::new(&plain, &y, &fit, gamma).unwrap();
+        let dirty = vec![f32::NAN; 2 * n * n];
+        let mut b = RbfPath::new_in(&sym, &y, &fit, gamma, dirty).unwrap();
+        let bits = |k: &[f32]| k.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&a.k), bits(&b.k));
+        let eval: Vec<usize> = (0..n).filter(|i| i % 9 == 4).collect();
+        let kt = a.test_kernel(&plain, &eval);
+        for c in [0.1, 10.0] {
+            a.solve(c);
+            b.solve(c);
+            assert_eq!(a.predict(&kt), b.predict(&kt));
+            for (pa, pb) in a.pairs.iter().zip(&b.pairs) {
+                assert_eq!(pa.smo.alpha(), pb.smo.alpha());
+                assert_eq!(pa.smo.rho().to_bits(), pb.smo.rho().to_bits());
+            }
+        }
+        // the buffer comes back for the next fit
+        let buf = b.into_kernel_buffer();
+        assert_eq!(buf.len(), fit.len() * fit.len());
     }
 }
