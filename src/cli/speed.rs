@@ -90,6 +90,28 @@ pub fn machine() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The machine of a row: the CPU model, and for a CUDA run also the GPU's name as
+/// `nvidia-smi` reports it (so that rows from different GPU models are told apart).
+fn machine_for(device: &str) -> String {
+    let cpu = machine();
+    let Some(index) = device.strip_prefix("cuda") else {
+        return cpu;
+    };
+    let index = index.trim_start_matches(':');
+    let index = if index.is_empty() { "0" } else { index };
+    let gpu = std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=name", "--format=csv,noheader", "-i", index])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty());
+    match gpu {
+        Some(g) => format!("{cpu} + {g}"),
+        None => format!("{cpu} + unknown GPU"),
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
@@ -186,7 +208,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
             eval_seconds: a.eval.then_some(o.eval_seconds),
             peak_rss_mb: o.peak_rss_bytes as f64 / 1e6,
             accuracy: o.evaluated.then_some(o.accuracy),
-            machine: machine(),
+            machine: machine_for(&o.device),
             cores,
             git_commit: rec.git_commit.clone(),
             timestamp: std::time::SystemTime::now()
