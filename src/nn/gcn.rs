@@ -123,10 +123,19 @@ impl GcnLayer {
 pub struct Features {
     pub rows: usize,
     pub cols: usize,
-    indices: Tensor,
-    values: Tensor,
-    offsets: Tensor,
-    matrix: Option<SparseMatrix>,
+    repr: FeatureRepr,
+}
+
+/// How `X · W` is computed on the features' device.
+enum FeatureRepr {
+    /// CPU: the CSR arrays as an embedding bag's indices, per-sample weights and offsets.
+    Bag {
+        indices: Tensor,
+        values: Tensor,
+        offsets: Tensor,
+    },
+    /// CUDA: X (with Xᵀ for the backward pass) as a sparse matrix.
+    Matrix(SparseMatrix),
 }
 
 impl Features {
@@ -140,29 +149,28 @@ impl Features {
         device: tch::Device,
     ) -> Features {
         let idx: Vec<i64> = indices.iter().map(|&v| v as i64).collect();
-        let off: Vec<i64> = indptr.iter().map(|&v| v as i64).collect();
         let indices = Tensor::from_slice(&idx).to_device(device);
         let values = Tensor::from_slice(data).to_device(device);
-        let matrix = device.is_cuda().then(|| {
+        let repr = if device.is_cuda() {
             let row_of: Vec<i64> = (0..rows)
                 .flat_map(|r| std::iter::repeat_n(r as i64, indptr[r + 1] - indptr[r]))
                 .collect();
-            SparseMatrix::from_triplets(
+            FeatureRepr::Matrix(SparseMatrix::from_triplets(
                 &Tensor::from_slice(&row_of).to_device(device),
                 &indices,
                 &values,
                 rows as i64,
                 cols as i64,
-            )
-        });
-        Features {
-            rows,
-            cols,
-            indices,
-            values,
-            offsets: Tensor::from_slice(&off).to_device(device),
-            matrix,
-        }
+            ))
+        } else {
+            let off: Vec<i64> = indptr.iter().map(|&v| v as i64).collect();
+            FeatureRepr::Bag {
+                indices,
+                values,
+                offsets: Tensor::from_slice(&off).to_device(device),
+            }
+        };
+        Features { rows, cols, repr }
     }
 
     /// `X · diag(mask) · W` — a feature-column mask applied to the weight rows, so the
@@ -172,20 +180,26 @@ impl Features {
             Some(m) => weight * m.unsqueeze(1),
             None => weight.shallow_clone(),
         };
-        if let Some(x) = &self.matrix {
-            return x.mm(&w);
+        match &self.repr {
+            FeatureRepr::Matrix(x) => x.mm(&w),
+            FeatureRepr::Bag {
+                indices,
+                values,
+                offsets,
+            } => {
+                let (out, _, _, _) = Tensor::embedding_bag(
+                    &w,
+                    indices,
+                    offsets,
+                    false,
+                    0,
+                    false,
+                    Some(values),
+                    true,
+                );
+                out
+            }
         }
-        let (out, _, _, _) = Tensor::embedding_bag(
-            &w,
-            &self.indices,
-            &self.offsets,
-            false,
-            0,
-            false,
-            Some(&self.values),
-            true,
-        );
-        out
     }
 }
 
