@@ -1,4 +1,4 @@
-// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2), and an
+// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2, 2b), and an
 // asynchronous scalar read-back (3).
 //
 // 1. Sparse (CSR) × dense product with a precomputed transpose for the backward pass.
@@ -196,83 +196,190 @@ void bn_dx(const float* __restrict x, const float* __restrict g, const float* __
 // Training-mode batch norm over the rows of a contiguous N × C float matrix, with
 // PyTorch's semantics: biased variance for normalising, unbiased for the running
 // estimate, running = (1 − momentum)·running + momentum·batch.
+// Forward of training-mode batch norm: y, plus the batch mean and inverse standard
+// deviation the backward pass needs; updates the running estimates in place.
+struct BnForward {
+  at::Tensor y, mean, invstd;
+};
+
+BnForward bn_forward(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias,
+                     const at::Tensor& running_mean, const at::Tensor& running_var,
+                     double momentum, double eps) {
+  TORCH_CHECK(x_in.device().is_cpu() && x_in.scalar_type() == at::kFloat && x_in.dim() == 2,
+              "batch_norm_train: expected a 2-D float CPU tensor");
+  const at::Tensor x = x_in.contiguous();
+  const int64_t n = x.size(0), c = x.size(1);
+  TORCH_CHECK(weight.numel() == c && bias.numel() == c && running_mean.numel() == c &&
+                  running_var.numel() == c,
+              "batch_norm_train: parameters must have ", c, " entries");
+  TORCH_CHECK(n > 1, "batch norm in training mode needs more than one row, got ", n);
+  const float* xp = x.data_ptr<float>();
+  std::vector<double> sum(c, 0.0), sq(c, 0.0);
+  col_sums(xp, nullptr, n, c, false, sum.data());
+  std::vector<float> mean(c);
+  for (int64_t j = 0; j < c; ++j) mean[j] = static_cast<float>(sum[j] / n);
+  col_sums(xp, mean.data(), n, c, true, sq.data());
+  at::Tensor mean_t = at::empty({c}, x.options());
+  at::Tensor invstd_t = at::empty({c}, x.options());
+  float* mp = mean_t.data_ptr<float>();
+  float* ip = invstd_t.data_ptr<float>();
+  for (int64_t j = 0; j < c; ++j) {
+    mp[j] = mean[j];
+    ip[j] = static_cast<float>(1.0 / std::sqrt(sq[j] / n + eps));
+  }
+  {
+    at::NoGradGuard guard;
+    float* rm = running_mean.data_ptr<float>();
+    float* rv = running_var.data_ptr<float>();
+    for (int64_t j = 0; j < c; ++j) {
+      rm[j] = static_cast<float>((1.0 - momentum) * rm[j] + momentum * mean[j]);
+      rv[j] = static_cast<float>((1.0 - momentum) * rv[j] + momentum * sq[j] / (n - 1));
+    }
+  }
+  const float* w = weight.data_ptr<float>();
+  const float* b = bias.data_ptr<float>();
+  std::vector<float> scale(c), shift(c);
+  for (int64_t j = 0; j < c; ++j) {
+    scale[j] = ip[j] * w[j];
+    shift[j] = b[j] - mp[j] * scale[j];
+  }
+  at::Tensor y = at::empty({n, c}, x.options());
+  affine(xp, scale.data(), shift.data(), n, c, y.data_ptr<float>());
+  return {y, mean_t, invstd_t};
+}
+
+// Backward of training-mode batch norm: dx, dweight, dbias.
+struct BnBackward {
+  at::Tensor dx, dw, db;
+};
+
+BnBackward bn_backward(const at::Tensor& x, const at::Tensor& g_in, const at::Tensor& weight,
+                       const at::Tensor& mean, const at::Tensor& invstd) {
+  const at::Tensor g = g_in.contiguous();
+  const int64_t n = x.size(0), c = x.size(1);
+  const float* xp = x.data_ptr<float>();
+  const float* gp = g.data_ptr<float>();
+  const float* w = weight.data_ptr<float>();
+  const float* mp = mean.data_ptr<float>();
+  const float* ip = invstd.data_ptr<float>();
+  std::vector<double> gsum(c, 0.0), gxhat(c, 0.0);
+  grad_sums(xp, gp, mp, ip, n, c, gsum.data(), gxhat.data());
+  at::Tensor dw = at::empty({c}, x.options());
+  at::Tensor db = at::empty({c}, x.options());
+  float* dwp = dw.data_ptr<float>();
+  float* dbp = db.data_ptr<float>();
+  std::vector<float> k(c), mg(c), mx(c);
+  for (int64_t j = 0; j < c; ++j) {
+    dwp[j] = static_cast<float>(gxhat[j]);
+    dbp[j] = static_cast<float>(gsum[j]);
+    k[j] = w[j] * ip[j];
+    mg[j] = static_cast<float>(gsum[j] / n);
+    mx[j] = static_cast<float>(gxhat[j] / n);
+  }
+  // dx = w·invstd · (g − mean(g) − x̂ · mean(g ⊙ x̂))
+  at::Tensor dx = at::empty({n, c}, x.options());
+  bn_dx(xp, gp, mp, ip, k.data(), mg.data(), mx.data(), n, c, dx.data_ptr<float>());
+  return {dx, dw, db};
+}
+
+// Training-mode batch norm over the rows of a contiguous N × C float matrix, with
+// PyTorch's semantics: biased variance for normalising, unbiased for the running
+// estimate, running = (1 − momentum)·running + momentum·batch.
 struct BatchNormTrain : public torch::autograd::Function<BatchNormTrain> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x_in,
                             const at::Tensor& weight, const at::Tensor& bias,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
                             double momentum, double eps) {
-    TORCH_CHECK(x_in.device().is_cpu() && x_in.scalar_type() == at::kFloat && x_in.dim() == 2,
-                "batch_norm_train: expected a 2-D float CPU tensor");
     const at::Tensor x = x_in.contiguous();
-    const int64_t n = x.size(0), c = x.size(1);
-    TORCH_CHECK(weight.numel() == c && bias.numel() == c && running_mean.numel() == c &&
-                    running_var.numel() == c,
-                "batch_norm_train: parameters must have ", c, " entries");
-    TORCH_CHECK(n > 1, "batch norm in training mode needs more than one row, got ", n);
-    const float* xp = x.data_ptr<float>();
-    std::vector<double> sum(c, 0.0), sq(c, 0.0);
-    col_sums(xp, nullptr, n, c, false, sum.data());
-    std::vector<float> mean(c);
-    for (int64_t j = 0; j < c; ++j) mean[j] = static_cast<float>(sum[j] / n);
-    col_sums(xp, mean.data(), n, c, true, sq.data());
-    at::Tensor mean_t = at::empty({c}, x.options());
-    at::Tensor invstd_t = at::empty({c}, x.options());
-    float* mp = mean_t.data_ptr<float>();
-    float* ip = invstd_t.data_ptr<float>();
-    for (int64_t j = 0; j < c; ++j) {
-      mp[j] = mean[j];
-      ip[j] = static_cast<float>(1.0 / std::sqrt(sq[j] / n + eps));
-    }
-    {
-      at::NoGradGuard guard;
-      float* rm = running_mean.data_ptr<float>();
-      float* rv = running_var.data_ptr<float>();
-      for (int64_t j = 0; j < c; ++j) {
-        rm[j] = static_cast<float>((1.0 - momentum) * rm[j] + momentum * mean[j]);
-        rv[j] = static_cast<float>((1.0 - momentum) * rv[j] + momentum * sq[j] / (n - 1));
-      }
-    }
-    const float* w = weight.data_ptr<float>();
-    const float* b = bias.data_ptr<float>();
-    std::vector<float> scale(c), shift(c);
-    for (int64_t j = 0; j < c; ++j) {
-      scale[j] = ip[j] * w[j];
-      shift[j] = b[j] - mp[j] * scale[j];
-    }
-    at::Tensor y = at::empty({n, c}, x.options());
-    affine(xp, scale.data(), shift.data(), n, c, y.data_ptr<float>());
-    ctx->save_for_backward({x, weight, mean_t, invstd_t});
-    return y;
+    BnForward f = bn_forward(x, weight, bias, running_mean, running_var, momentum, eps);
+    ctx->save_for_backward({x, weight, f.mean, f.invstd});
+    return f.y;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto saved = ctx->get_saved_variables();
-    const at::Tensor& x = saved[0];
-    const at::Tensor g = grad[0].contiguous();
-    const int64_t n = x.size(0), c = x.size(1);
-    const float* xp = x.data_ptr<float>();
-    const float* gp = g.data_ptr<float>();
-    const float* w = saved[1].data_ptr<float>();
-    const float* mp = saved[2].data_ptr<float>();
-    const float* ip = saved[3].data_ptr<float>();
-    std::vector<double> gsum(c, 0.0), gxhat(c, 0.0);
-    grad_sums(xp, gp, mp, ip, n, c, gsum.data(), gxhat.data());
-    at::Tensor dw = at::empty({c}, x.options());
-    at::Tensor db = at::empty({c}, x.options());
-    float* dwp = dw.data_ptr<float>();
-    float* dbp = db.data_ptr<float>();
-    std::vector<float> k(c), mg(c), mx(c);
-    for (int64_t j = 0; j < c; ++j) {
-      dwp[j] = static_cast<float>(gxhat[j]);
-      dbp[j] = static_cast<float>(gsum[j]);
-      k[j] = w[j] * ip[j];
-      mg[j] = static_cast<float>(gsum[j] / n);
-      mx[j] = static_cast<float>(gxhat[j] / n);
+    BnBackward b = bn_backward(saved[0], grad[0], saved[1], saved[2], saved[3]);
+    return {b.dx, b.dw, b.db, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+// max(v, 0) in place.
+MAGCL_CLONES
+void relu_inplace(float* __restrict v, int64_t len) {
+  for (int64_t i = 0; i < len; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+}
+
+// g ← g where r > 0, else 0 (ReLU backward through its output r), in place; column sums
+// of the result are added to `colsum` (the bias gradient of the layer before the ReLU).
+MAGCL_CLONES
+void relu_backward_colsum(float* __restrict g, const float* __restrict r, int64_t n, int64_t c,
+                          double* __restrict colsum) {
+  std::vector<float> acc(c);
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    float* __restrict a = acc.data();
+    for (int64_t i = b; i < e; ++i) {
+      float* __restrict gr = g + i * c;
+      const float* __restrict rr = r + i * c;
+      for (int64_t j = 0; j < c; ++j) {
+        gr[j] = rr[j] > 0.0f ? gr[j] : 0.0f;
+        a[j] += gr[j];
+      }
     }
-    // dx = w·invstd · (g − mean(g) − x̂ · mean(g ⊙ x̂))
-    at::Tensor dx = at::empty({n, c}, x.options());
-    bn_dx(xp, gp, mp, ip, k.data(), mg.data(), mx.data(), n, c, dx.data_ptr<float>());
-    return {dx, dw, db, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    for (int64_t j = 0; j < c; ++j) colsum[j] += a[j];
+  }
+}
+
+at::Tensor to_float_vector(const std::vector<double>& v, const at::TensorOptions& opts) {
+  at::Tensor t = at::empty({static_cast<int64_t>(v.size())}, opts);
+  float* p = t.data_ptr<float>();
+  for (size_t j = 0; j < v.size(); ++j) p[j] = static_cast<float>(v[j]);
+  return t;
+}
+
+// 2b. One GraphCL-style GIN layer after its propagation, as one autograd node:
+//     y = BN(ReLU(ReLU(x·W1ᵀ + b1)·W2ᵀ + b2)) in training mode. At GIN sizes each of the
+//     eight libtorch operations (and their autograd nodes) costs more in dispatch than in
+//     arithmetic; here the four matrix products go to libtorch's GEMM and everything else
+//     is a loop over the rows.
+struct GinMlpBn : public torch::autograd::Function<GinMlpBn> {
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w1,
+                            const at::Tensor& b1, const at::Tensor& w2, const at::Tensor& b2,
+                            const at::Tensor& gamma, const at::Tensor& beta,
+                            const at::Tensor& running_mean, const at::Tensor& running_var,
+                            double momentum, double eps) {
+    TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
+                "gin_mlp_bn: expected a 2-D float CPU tensor");
+    at::Tensor r1 = at::addmm(b1, x, w1.t());
+    relu_inplace(r1.data_ptr<float>(), r1.numel());
+    at::Tensor r2 = at::addmm(b2, r1, w2.t());
+    relu_inplace(r2.data_ptr<float>(), r2.numel());
+    BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
+    ctx->save_for_backward({x, w1, w2, r1, r2, gamma, f.mean, f.invstd});
+    return f.y;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad) {
+    const auto s = ctx->get_saved_variables();
+    const at::Tensor &x = s[0], &w1 = s[1], &w2 = s[2], &r1 = s[3], &r2 = s[4];
+    BnBackward bn = bn_backward(r2, grad[0], s[5], s[6], s[7]);
+    const int64_t n = r2.size(0), h2 = r2.size(1), h1 = r1.size(1);
+    // through the second ReLU and Linear
+    at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
+    std::vector<double> db2(h2, 0.0);
+    relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
+    at::Tensor dw2 = at::mm(g2.t(), r1);
+    at::Tensor g1 = at::mm(g2, w2);
+    // through the first ReLU and Linear
+    std::vector<double> db1(h1, 0.0);
+    relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
+    at::Tensor dw1 = at::mm(g1.t(), x);
+    at::Tensor dx = ctx->needs_input_grad(0) ? at::mm(g1, w1) : at::Tensor();
+    const auto opts = r2.options();
+    return {dx,    dw1,         to_float_vector(db1, opts), dw2, to_float_vector(db2, opts),
+            bn.dw, bn.db,       at::Tensor(),               at::Tensor(), at::Tensor(),
+            at::Tensor()};
   }
 };
 
@@ -304,6 +411,20 @@ extern "C" at::Tensor* magcl_batch_norm_train(const at::Tensor* x, const at::Ten
       err, err_len);
 }
 
+extern "C" at::Tensor* magcl_gin_mlp_bn(const at::Tensor* x, const at::Tensor* w1,
+                                        const at::Tensor* b1, const at::Tensor* w2,
+                                        const at::Tensor* b2, const at::Tensor* gamma,
+                                        const at::Tensor* beta, const at::Tensor* running_mean,
+                                        const at::Tensor* running_var, double momentum,
+                                        double eps, char* err, size_t err_len) {
+  return guarded(
+      [&] {
+        return GinMlpBn::apply(*x, *w1, *b1, *w2, *b2, *gamma, *beta, *running_mean,
+                               *running_var, momentum, eps);
+      },
+      err, err_len);
+}
+
 // Entry points: each returns a new tensor (owned by the caller), or null with the
 // message copied into `err`.
 extern "C" at::Tensor* magcl_csr_matmul(const at::Tensor* x, const at::Tensor* rowptr,
@@ -317,6 +438,31 @@ extern "C" at::Tensor* magcl_csr_matmul(const at::Tensor* x, const at::Tensor* r
 extern "C" at::Tensor* magcl_sparse_mm(const at::Tensor* x, const at::Tensor* a,
                                        const at::Tensor* at_, char* err, size_t err_len) {
   return guarded([&] { return SparseMm::apply(*x, *a, *at_); }, err, err_len);
+}
+
+// Replaces a leaf's gradient (what an optimiser step reads) with `grad`: the graph-level
+// CPU path computes each view's parameter gradients separately (torch::autograd::grad,
+// nothing accumulated) and installs their sum here. Returns 0, or 1 with the message in
+// `err`. An undefined `grad` removes the gradient.
+extern "C" int magcl_set_grad(const at::Tensor* param, const at::Tensor* grad, char* err,
+                              size_t err_len) {
+  try {
+    TORCH_CHECK(param->requires_grad(), "set_grad: the tensor does not require a gradient");
+    if (!grad->defined()) {  // no gradient: the optimiser skips the parameter
+      param->mutable_grad() = at::Tensor();
+      return 0;
+    }
+    TORCH_CHECK(param->sizes() == grad->sizes(), "set_grad: gradient of shape ",
+                grad->sizes(), " for a parameter of shape ", param->sizes());
+    param->mutable_grad() = grad->detach();
+    return 0;
+  } catch (const std::exception& e) {
+    if (err_len > 0) {
+      std::strncpy(err, e.what(), err_len - 1);
+      err[err_len - 1] = '\0';
+    }
+    return 1;
+  }
 }
 
 // 3. Reading a scalar back without waiting for the whole stream. A synchronous read of a

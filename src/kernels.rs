@@ -1,5 +1,6 @@
 //! Safe wrappers around `csrc/kernels.cpp` (compiled by `build.rs` against libtorch's
-//! headers): the CPU autograd kernels (sparse product, batch norm) and a sparse product
+//! headers): the CPU autograd kernels (sparse product, batch norm, a fused GIN layer) and
+//! a sparse product
 //! for any device, which take and return ordinary tch tensors and take part in autograd
 //! like built-in operations, and an asynchronous read-back of a scalar.
 use std::os::raw::c_char;
@@ -42,6 +43,30 @@ extern "C" {
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
+
+    #[allow(clippy::too_many_arguments)]
+    fn magcl_gin_mlp_bn(
+        x: *const C_tensor,
+        w1: *const C_tensor,
+        b1: *const C_tensor,
+        w2: *const C_tensor,
+        b2: *const C_tensor,
+        gamma: *const C_tensor,
+        beta: *const C_tensor,
+        running_mean: *const C_tensor,
+        running_var: *const C_tensor,
+        momentum: f64,
+        eps: f64,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> *mut C_tensor;
+
+    fn magcl_set_grad(
+        param: *const C_tensor,
+        grad: *const C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> i32;
 
     #[allow(clippy::too_many_arguments)]
     fn magcl_batch_norm_train(
@@ -147,6 +172,60 @@ pub fn batch_norm_train(
     take(out, &err, "batch norm")
 }
 
+/// The parameters of a [`gin_mlp_bn`] layer: two linear layers (weights `out × in`,
+/// biases) and a batch norm (scale, shift, and the buffers its running estimates go to).
+pub struct GinMlpBnParams<'a> {
+    pub w1: &'a Tensor,
+    pub b1: &'a Tensor,
+    pub w2: &'a Tensor,
+    pub b2: &'a Tensor,
+    pub gamma: &'a Tensor,
+    pub beta: &'a Tensor,
+    pub running_mean: &'a Tensor,
+    pub running_var: &'a Tensor,
+}
+
+/// `BN(ReLU(ReLU(x·W1ᵀ + b1)·W2ᵀ + b2))` in training mode for a CPU f32 `N × C` matrix,
+/// as one autograd node (a GraphCL-style GIN layer after its propagation; batch norm with
+/// [`batch_norm_train`]'s semantics, running estimates updated in place with `momentum`).
+pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -> Tensor {
+    let mut err = [0 as c_char; 512];
+    // SAFETY: as for `batch_norm_train`.
+    let out = unsafe {
+        magcl_gin_mlp_bn(
+            x.as_ptr(),
+            p.w1.as_ptr(),
+            p.b1.as_ptr(),
+            p.w2.as_ptr(),
+            p.b2.as_ptr(),
+            p.gamma.as_ptr(),
+            p.beta.as_ptr(),
+            p.running_mean.as_ptr(),
+            p.running_var.as_ptr(),
+            momentum,
+            eps,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    take(out, &err, "GIN layer")
+}
+
+/// Makes `grad` the gradient of the leaf `param` (what an optimiser step reads next),
+/// replacing whatever was there; an undefined `grad` (`Tensor::new()`) removes it, so an
+/// optimiser step skips the parameter. Panics on a shape mismatch.
+pub fn set_grad(param: &Tensor, grad: &Tensor) {
+    let mut err = [0 as c_char; 512];
+    // SAFETY: both pointers are live tensors for the call; the C++ side stores its own
+    // reference-counted handle to `grad`.
+    let rc = unsafe { magcl_set_grad(param.as_ptr(), grad.as_ptr(), err.as_mut_ptr(), err.len()) };
+    if rc != 0 {
+        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+        panic!("set_grad failed: {}", msg.to_string_lossy());
+    }
+}
+
 /// A one-element tensor's value on its way to the host: the copy is queued behind the work
 /// that computes it, and [`PendingScalar::value`] waits for that copy only (not for work
 /// queued later, as a plain read would on CUDA). On the CPU the value is ready at once.
@@ -195,6 +274,26 @@ mod tests {
         assert_eq!(p.value(), 1.25);
         let d = Tensor::full([1, 1], -3.5, (Kind::Double, Device::Cpu));
         assert_eq!(PendingScalar::new(&d).value(), -3.5);
+    }
+
+    #[test]
+    fn set_grad_installs_the_gradient_an_optimiser_reads() {
+        let p = Tensor::zeros([2], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        assert!(!p.grad().defined());
+        set_grad(&p, &Tensor::from_slice(&[1.0f32, -2.0]));
+        assert_eq!(Vec::<f32>::try_from(p.grad()).unwrap(), vec![1.0, -2.0]);
+        // replaced, not accumulated
+        set_grad(&p, &Tensor::from_slice(&[0.5f32, 0.25]));
+        assert_eq!(Vec::<f32>::try_from(p.grad()).unwrap(), vec![0.5, 0.25]);
+        set_grad(&p, &Tensor::new());
+        assert!(!p.grad().defined());
+    }
+
+    #[test]
+    #[should_panic(expected = "gradient of shape")]
+    fn set_grad_rejects_a_wrong_shape() {
+        let p = Tensor::zeros([2], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        set_grad(&p, &Tensor::zeros([3], (Kind::Float, Device::Cpu)));
     }
 
     #[test]

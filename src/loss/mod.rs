@@ -116,6 +116,16 @@ impl InfoNce {
     /// The loss of embeddings `z1` (anchors) and `z2` (candidates), rows paired by index.
     /// Differentiable: backpropagating it gives the exact gradient.
     pub fn loss(&self, z1: &Tensor, z2: &Tensor) -> Tensor {
+        let (value, s1, s2) = self.loss_per_view(z1, z2);
+        let surrogate = s1 + s2;
+        &surrogate - surrogate.detach() + value.to_kind(z1.kind())
+    }
+
+    /// The loss split by view: its value (0-d f64, no gradient) and two scalars whose
+    /// gradients are the loss's gradient with respect to `z1` and to `z2` respectively.
+    /// Backpropagating the two separately (even concurrently, one per thread) and adding
+    /// the parameter gradients gives the gradient of [`Self::loss`].
+    pub fn loss_per_view(&self, z1: &Tensor, z2: &Tensor) -> (Tensor, Tensor, Tensor) {
         let u = normalize(z1);
         let v = normalize(z2);
         let (ud, vd) = (u.detach(), v.detach());
@@ -133,8 +143,9 @@ impl InfoNce {
                 (f.loss_sum / n, f.grad_a, f.grad_c)
             }
         });
-        let surrogate = (&u * gu).sum(u.kind()) + (&v * gv).sum(v.kind());
-        &surrogate - surrogate.detach() + value.to_kind(u.kind())
+        let s1 = (&u * gu).sum(u.kind());
+        let s2 = (&v * gv).sum(v.kind());
+        (value, s1, s2)
     }
 }
 

@@ -3,7 +3,7 @@
 use tch::nn;
 use tch::Device;
 
-use super::{adam, GraphData, GraphMethod, Tower};
+use super::{adam, views, GraphData, GraphMethod, Tower};
 use crate::augment::{augment_views, AugPolicy};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
@@ -18,12 +18,16 @@ pub struct GraphCl {
     policy: AugPolicy,
     sampler: Box<dyn ScheduleSampler>,
     seed: u64,
+    /// The trainable parameters, in the variable store's order (CPU steps set their
+    /// gradients).
+    params: Vec<tch::Tensor>,
 }
 
 impl GraphCl {
     pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<GraphCl> {
         let model = Tower::new(cfg, input_dim, device);
         let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
+        let params = model.vs.trainable_variables();
         let aug = cfg.augment.clone().unwrap_or_default();
         let sampler = ma::sampler(
             &cfg.ma,
@@ -38,6 +42,7 @@ impl GraphCl {
             policy: AugPolicy::from_config(&aug)?,
             sampler,
             seed: cfg.seed,
+            params,
         })
     }
 }
@@ -100,11 +105,61 @@ impl GraphCl {
             loss.backward();
         }
         lap("forward + loss + backward", t);
+        if device == Device::Cpu {
+            let t = Instant::now();
+            for _ in 0..reps {
+                let _ = views::forward_pair(
+                    || self.model.project_deferred(&g1, &k1),
+                    || self.model.project_deferred(&g2, &k2),
+                );
+            }
+            lap("forward, views concurrently", t);
+            let t = Instant::now();
+            for _ in 0..reps {
+                let (z1, _) = self.model.project_deferred(&g1, &k1);
+                let (z2, _) = self.model.project_deferred(&g2, &k2);
+                let (_, s1, s2) = self.loss.loss_per_view(&z1, &z2);
+                let _ = tch::Tensor::run_backward(&[&s1], &self.params, false, false);
+                let _ = tch::Tensor::run_backward(&[&s2], &self.params, false, false);
+            }
+            lap("the same, one after the other", t);
+            let t = Instant::now();
+            for _ in 0..reps {
+                let ((z1, _), (z2, _)) = views::forward_pair(
+                    || self.model.project_deferred(&g1, &k1),
+                    || self.model.project_deferred(&g2, &k2),
+                );
+                let (_, s1, s2) = self.loss.loss_per_view(&z1, &z2);
+                let _ = views::gradient_pair(&s1, &s2, &self.params);
+            }
+            lap("... concurrently", t);
+        }
         let t = Instant::now();
         for _ in 0..reps {
             self.opt.step();
         }
         lap("optimiser step", t);
+    }
+}
+
+impl GraphCl {
+    /// One step on the CPU: the two views' forward and backward passes run concurrently
+    /// (see [`super::views`]).
+    fn step_cpu(&mut self, original: &Batch, augmented: &Batch, k1: &[usize], k2: &[usize]) -> f64 {
+        let model = &self.model;
+        let forward =
+            |b: &Batch, k: &[usize]| model.project_deferred(&b.to_tensors(Device::Cpu), k);
+        let ((z1, stats1), (z2, stats2)) =
+            views::forward_pair(|| forward(original, k1), || forward(augmented, k2));
+        let (value, s1, s2) = self.loss.loss_per_view(&z1, &z2);
+        let grads = views::gradient_pair(&s1, &s2, &self.params);
+        self.model.encoder.fold_stats(&stats1);
+        self.model.encoder.fold_stats(&stats2);
+        for (p, g) in self.params.iter().zip(&grads) {
+            crate::kernels::set_grad(p, g);
+        }
+        self.opt.step();
+        value.double_value(&[])
     }
 }
 
@@ -115,6 +170,11 @@ impl GraphMethod for GraphCl {
         let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
         let augmented = Batch::collate(&augmented, data.dim);
         let (k1, k2) = self.sampler.sample(step);
+        if device == Device::Cpu {
+            return Ok(views::on_pool(|| {
+                self.step_cpu(&original, &augmented, &k1, &k2)
+            }));
+        }
         let g1 = original.to_tensors(device);
         let g2 = augmented.to_tensors(device);
         let z1 = self.model.project(&g1, &k1, true);

@@ -18,6 +18,7 @@ pub mod adgcl;
 pub mod graphcl;
 pub mod node;
 pub mod simgrace;
+pub mod views;
 
 /// A graph-classification dataset ready for training: one view per graph (features
 /// attached) and the class labels.
@@ -162,6 +163,13 @@ impl Tower {
     pub fn project(&self, g: &GraphTensors, schedule: &[usize], train: bool) -> Tensor {
         self.projector
             .forward(&self.encoder.forward(g, schedule, train).graph)
+    }
+
+    /// [`Self::project`] in training mode with the batch-norm statistics held back (see
+    /// [`views`]).
+    pub fn project_deferred(&self, g: &GraphTensors, schedule: &[usize]) -> views::ViewForward {
+        let (out, stats) = self.encoder.forward_deferred(g, schedule);
+        (self.projector.forward(&out.graph), stats)
     }
 
     /// Embeddings of all graphs from the plain encoder in evaluation mode.
