@@ -471,6 +471,9 @@ fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str
             cell.hash
         );
     }
+    for w in &record.outcome.warnings {
+        eprintln!("warning: {}: {w}", cell.describe());
+    }
     // The sweep's identity of the cell, so that --resume recognises it.
     row.config_hash = cell.hash.clone();
     row.dataset = cell.config.dataset.clone();

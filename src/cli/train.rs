@@ -343,6 +343,9 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         "memory     peak RSS {:.0} MB",
         o.peak_rss_bytes as f64 / 1e6
     );
+    for w in &o.warnings {
+        eprintln!("warning: {w}");
+    }
     if let Some(p) = &a.save_embeddings {
         println!(
             "embeddings {} (labels: {})",
