@@ -1,9 +1,9 @@
 //! GraphCL (You et al. 2020) and GraphCL+MA: the original graph against one augmented view.
 //! With MA the original branch follows schedule K and the augmented branch K′.
-use tch::nn;
 use tch::Device;
 
-use super::{adam, views, GraphData, GraphMethod, Tower};
+use super::optim::Adam;
+use super::{views, GraphData, GraphMethod, Tower};
 use crate::augment::{augment_views, AugPolicy};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
@@ -13,7 +13,7 @@ use crate::ma::{self, ScheduleSampler};
 
 pub struct GraphCl {
     pub model: Tower,
-    opt: nn::Optimizer,
+    opt: Adam,
     loss: InfoNce,
     policy: AugPolicy,
     sampler: Box<dyn ScheduleSampler>,
@@ -26,7 +26,7 @@ pub struct GraphCl {
 impl GraphCl {
     pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<GraphCl> {
         let model = Tower::new(cfg, input_dim, device);
-        let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
+        let opt = Adam::new(&model.vs, cfg.lr, cfg.weight_decay)?;
         let params = model.vs.trainable_variables();
         let aug = cfg.augment.clone().unwrap_or_default();
         let sampler = ma::sampler(

@@ -17,6 +17,7 @@ use crate::rng::{self, streams};
 pub mod adgcl;
 pub mod graphcl;
 pub mod node;
+pub mod optim;
 pub mod simgrace;
 pub mod views;
 

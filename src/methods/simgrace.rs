@@ -3,10 +3,10 @@
 //! fresh every step; the projection head is copied unperturbed; no gradient flows through
 //! the perturbed branch. The perturbed view is the anchor of the loss. With MA the clean
 //! branch follows schedule K and the perturbed branch K′.
-use tch::nn;
 use tch::{Device, Tensor};
 
-use super::{adam, sorted_vars, GraphData, GraphMethod, Tower};
+use super::optim::Adam;
+use super::{sorted_vars, GraphData, GraphMethod, Tower};
 use crate::error::{Error, Result};
 use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
@@ -26,7 +26,7 @@ pub struct SimGrace {
     pub model: Tower,
     vice: Tower,
     twins: Vec<Twin>,
-    opt: nn::Optimizer,
+    opt: Adam,
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
     eta: f64,
@@ -64,7 +64,7 @@ impl SimGrace {
                 perturb,
             });
         }
-        let opt = adam(&model.vs, cfg.lr, cfg.weight_decay)?;
+        let opt = Adam::new(&model.vs, cfg.lr, cfg.weight_decay)?;
         let eta = cfg.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
         let sampler = ma::sampler(
             &cfg.ma,

@@ -1,0 +1,176 @@
+//! Adam for GraphCL and SimGRACE: libtorch's optimiser on a GPU, and on the CPU one pass
+//! over each parameter's memory.
+//!
+//! libtorch's Adam issues about ten tensor operations per parameter and step; a GraphCL
+//! tower has 22 small parameters, so on the CPU the optimiser step cost ~0.9 ms of a
+//! ~7 ms MUTAG step. The fused form computes the same update per element (same formula
+//! and order, f32 arithmetic; libtorch's vector kernels may round its multiply-adds
+//! differently, so results agree to rounding, not bit for bit).
+use tch::{nn, Device, Kind, Tensor};
+
+use crate::error::Result;
+
+/// β₁, β₂ and ε as the references configure Adam.
+const BETA1: f64 = 0.9;
+const BETA2: f64 = 0.999;
+const EPS: f64 = 1e-8;
+
+/// Adam with L2 weight decay (`g + wd·p`), as `torch.optim.Adam`.
+pub enum Adam {
+    Libtorch(nn::Optimizer),
+    Fused(FusedAdam),
+}
+
+impl Adam {
+    /// Adam over the trainable variables of `vs`: fused when they are all contiguous f32
+    /// CPU tensors, libtorch's otherwise.
+    pub fn new(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<Adam> {
+        let params = vs.trainable_variables();
+        let fusable = params
+            .iter()
+            .all(|p| p.device() == Device::Cpu && p.kind() == Kind::Float && p.is_contiguous());
+        if fusable {
+            Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay)))
+        } else {
+            Ok(Adam::Libtorch(super::adam(vs, lr, weight_decay)?))
+        }
+    }
+
+    /// Removes every parameter's gradient (the next backward pass starts from none).
+    pub fn zero_grad(&mut self) {
+        match self {
+            Adam::Libtorch(o) => o.zero_grad(),
+            Adam::Fused(f) => f.zero_grad(),
+        }
+    }
+
+    /// One update from the parameters' current gradients (parameters without one are
+    /// skipped, as libtorch does).
+    pub fn step(&mut self) {
+        match self {
+            Adam::Libtorch(o) => o.step(),
+            Adam::Fused(f) => f.step(),
+        }
+    }
+}
+
+/// The CPU form: first and second moments kept beside each parameter.
+pub struct FusedAdam {
+    params: Vec<Tensor>,
+    exp_avg: Vec<Tensor>,
+    exp_avg_sq: Vec<Tensor>,
+    /// Steps taken per parameter (a parameter's count advances only when it has a
+    /// gradient, as in libtorch).
+    steps: Vec<i32>,
+    lr: f64,
+    weight_decay: f64,
+}
+
+impl FusedAdam {
+    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64) -> FusedAdam {
+        let zeros = |p: &Tensor| p.zeros_like().detach();
+        FusedAdam {
+            exp_avg: params.iter().map(zeros).collect(),
+            exp_avg_sq: params.iter().map(zeros).collect(),
+            steps: vec![0; params.len()],
+            params,
+            lr,
+            weight_decay,
+        }
+    }
+
+    fn zero_grad(&mut self) {
+        for p in &self.params {
+            if p.grad().defined() {
+                crate::kernels::set_grad(p, &Tensor::new());
+            }
+        }
+    }
+
+    fn step(&mut self) {
+        let (b1, b2) = (BETA1 as f32, BETA2 as f32);
+        let (wd, eps) = (self.weight_decay as f32, EPS as f32);
+        for (k, p) in self.params.iter().enumerate() {
+            let g = p.grad();
+            if !g.defined() {
+                continue;
+            }
+            let g = g.to_kind(Kind::Float).contiguous();
+            self.steps[k] += 1;
+            let t = self.steps[k];
+            let bias1 = 1.0 - BETA1.powi(t);
+            let bias2 = 1.0 - BETA2.powi(t);
+            let step_size = (self.lr / bias1) as f32;
+            let sqrt_bias2 = bias2.sqrt() as f32;
+            let n = p.numel();
+            // SAFETY: `p`, its moments and `g` are distinct contiguous f32 CPU tensors of `n`
+            // elements (checked at construction for `p`; the moments are its zeros_like;
+            // `g` was made contiguous f32 above and has the parameter's shape), alive for
+            // the loop, and nothing else runs on them meanwhile.
+            let (p, m, v, g) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut(p.data_ptr() as *mut f32, n),
+                    std::slice::from_raw_parts_mut(self.exp_avg[k].data_ptr() as *mut f32, n),
+                    std::slice::from_raw_parts_mut(self.exp_avg_sq[k].data_ptr() as *mut f32, n),
+                    std::slice::from_raw_parts(g.data_ptr() as *const f32, n),
+                )
+            };
+            for i in 0..n {
+                let gi = if wd != 0.0 { g[i] + wd * p[i] } else { g[i] };
+                m[i] = m[i] * b1 + gi * (1.0 - b1);
+                v[i] = v[i] * b2 + gi * gi * (1.0 - b2);
+                let denom = v[i].sqrt() / sqrt_bias2 + eps;
+                p[i] -= step_size * (m[i] / denom);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fused_adam_follows_libtorchs_adam() {
+        let _g = crate::rng::torch_lock();
+        for wd in [0.0, 0.01] {
+            tch::manual_seed(3);
+            let make = || {
+                let vs = nn::VarStore::new(Device::Cpu);
+                let w = vs.root().randn("w", &[6, 4], 0.0, 1.0);
+                let b = vs.root().randn("b", &[4], 0.0, 1.0);
+                let unused = vs.root().randn("unused", &[3], 0.0, 1.0);
+                (vs, w, b, unused)
+            };
+            let (vs1, w1, b1, u1) = make();
+            let (mut vs2, w2, b2, u2) = make();
+            vs2.copy(&vs1).unwrap();
+            let mut fused = Adam::new(&vs1, 0.05, wd).unwrap();
+            assert!(matches!(fused, Adam::Fused(_)));
+            let mut torch = Adam::Libtorch(crate::methods::adam(&vs2, 0.05, wd).unwrap());
+            let x = Tensor::randn([5, 6], (Kind::Float, Device::Cpu));
+            for step in 0..6 {
+                for (opt, w, b) in [(&mut fused, &w1, &b1), (&mut torch, &w2, &b2)] {
+                    opt.zero_grad();
+                    (x.matmul(w) + b)
+                        .tanh()
+                        .square()
+                        .sum(Kind::Float)
+                        .backward();
+                    opt.step();
+                }
+                assert!(w1.allclose(&w2, 1e-5, 1e-5, false), "w, step {step}");
+                assert!(
+                    b1.allclose(&b2, 1e-5, 1e-5, false),
+                    "b, step {step}: {:?}",
+                    (&b1 - &b2).abs().max()
+                );
+            }
+            // (agreement to rounding: lr = 0.05, differences ~1e-6)
+            // a parameter without gradient is left alone by both
+            assert!(u1.equal(&u2));
+            assert!(!w1.equal(&w1.zeros_like()));
+            assert!(!u1.grad().defined());
+        }
+    }
+}
