@@ -67,9 +67,11 @@ pub struct RunOutcome {
 }
 
 /// How many times the median dimension's standard deviation one embedding dimension may
-/// reach before it is reported: in the SimGRACE NCI1 runs we inspected the largest ratio
-/// was 2–5 in normal runs and 30–70 with the exploding channel.
-pub const DOMINANCE_RATIO: f64 = 10.0;
+/// reach before it is reported. In the 50 SimGRACE CPU runs of
+/// `results/simgrace_cpu_9e293a1.csv` the ratio stayed below 30 in every run of ordinary
+/// accuracy (below 10 in most), and was 2771 and 25499 in the two that lost 4–10 points;
+/// the NCI1 run that lost 5 points in `simgrace_cpu_24769ff.csv` had 69.
+pub const DOMINANCE_RATIO: f64 = 50.0;
 
 /// A warning when one dimension of the `n × d` embeddings has a standard deviation above
 /// [`DOMINANCE_RATIO`] × the median dimension's: such a dimension dominates every
@@ -485,8 +487,8 @@ mod tests {
             .collect();
         assert_eq!(dominant_dimension(&emb, n, d), None);
         // dimension 5 of two rows explodes
-        emb[3 * d + 5] = 400.0;
-        emb[7 * d + 5] = -350.0;
+        emb[3 * d + 5] = 4000.0;
+        emb[7 * d + 5] = -3500.0;
         let w = dominant_dimension(&emb, n, d).expect("a warning");
         assert!(w.starts_with("embedding dimension 5 has std"), "{w}");
         // degenerate inputs: nothing to compare
