@@ -95,7 +95,9 @@ pub struct TrainArgs {
     /// auto (CUDA when available) | cpu | cuda | cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores.
+    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. A GraphCL
+    /// step on the CPU runs its two views side by side with half of them each (same numbers
+    /// at 1 and 2 threads).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to FILE.labels.npy.
