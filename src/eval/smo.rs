@@ -853,14 +853,14 @@ mod avx2 {
         } else {
             gidx as usize
         };
-        for t in m8..m {
-            let v = yg[t] + (di * f64::from(ki[t]) + dj * f64::from(kj[t]));
-            yg[t] = v;
-            let u = up[t] - v;
-            if u >= gmax {
-                gmax = u;
-                gidx = t;
-            }
+        // The remainder by the scalar scan. Continuing the scalar loop from (gmax, gidx)
+        // ends where this merge does: the tail's last index reaching the tail's maximum
+        // wins when that maximum is ≥ gmax, otherwise nothing changes.
+        let (tmax, tidx) =
+            super::update_scalar(&mut yg[m8..], &up[m8..m], &ki[m8..m], &kj[m8..m], di, dj);
+        if tidx != usize::MAX && tmax >= gmax {
+            gmax = tmax;
+            gidx = m8 + tidx;
         }
         (gmax, gidx)
     }
