@@ -2,8 +2,8 @@
 //! over each parameter's memory.
 //!
 //! libtorch's Adam issues about ten tensor operations per parameter and step; a GraphCL
-//! tower has 22 small parameters, so on the CPU the optimiser step cost ~0.9 ms of a
-//! ~7 ms MUTAG step. The fused form computes the same update per element (same formula
+//! tower has 22 small parameters, so on the CPU the optimiser step cost 0.4–0.8 ms of a
+//! 6–9 ms MUTAG step (`examples/graph_profile.rs`, dev box). The fused form computes the same update per element (same formula
 //! and order, f32 arithmetic; libtorch's vector kernels may round its multiply-adds
 //! differently, so results agree to rounding, not bit for bit).
 use tch::{nn, Device, Kind, Tensor};
