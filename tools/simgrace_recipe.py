@@ -140,7 +140,7 @@ def svc_rbf_accuracy(x, y):
     return float(np.mean(scores))
 
 
-def run_seed(root, name, seed, eta, epochs):
+def run_seed(root, name, seed, eta, epochs, save=None):
     torch.manual_seed(seed)
     np.random.seed(seed)
     random.seed(seed)
@@ -168,6 +168,9 @@ def run_seed(root, name, seed, eta, epochs):
         last = float(np.mean(losses))
     model.eval()
     x, y = embeddings(model.encoder, eval_loader)
+    if save:
+        np.save(f"{save}/{name}_{seed}.npy", x)
+        np.save(f"{save}/{name}_{seed}.labels.npy", y)
     return 100.0 * svc_rbf_accuracy(x, y), last
 
 
@@ -179,6 +182,11 @@ def main():
     ap.add_argument("--eta", type=float, default=1.0)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--save-embeddings",
+        metavar="DIR",
+        help="also write each seed's embeddings and labels to DIR/<NAME>_<SEED>[.labels].npy",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     src = os.path.join(args.mirror, "tu", args.dataset)
@@ -192,7 +200,9 @@ def main():
                 shutil.copy(os.path.join(src, f), raw)
         print("dataset,seed,eta,accuracy,last_epoch_loss", flush=True)
         for seed in args.seeds:
-            acc, loss = run_seed(root, args.dataset, seed, args.eta, args.epochs)
+            acc, loss = run_seed(
+                root, args.dataset, seed, args.eta, args.epochs, args.save_embeddings
+            )
             print(f"{args.dataset},{seed},{args.eta},{acc:.4f},{loss:.6f}", flush=True)
 
 

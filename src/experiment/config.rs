@@ -262,8 +262,10 @@ pub struct RunConfig {
     /// `svc-rbf`, `linear-svc` or `logreg`.
     pub evaluator: String,
     /// GIN's ε: the weight of a node's own features is 1 + ε. The GraphCL/SimGRACE data
-    /// pipeline adds a self-loop to every node, which makes a standard GIN count each
-    /// node twice, i.e. ε = 1 in effect.
+    /// pipeline adds a self-loop to every node but the highest-indexed one of each graph,
+    /// which makes a standard GIN count a node twice, i.e. ε = 1 in effect. SimGRACE's
+    /// preset uses 1; GraphCL's keeps 0 (its augmented views lose the loops, so no single
+    /// ε reproduces both views).
     #[serde(default)]
     pub gin_eps: f64,
     pub loss: LossConfig,

@@ -56,7 +56,9 @@ pub fn preset(
             layers: 5,
             features: "graphcl".into(),
             evaluator: "svc-rbf".into(),
-            gin_eps: 0.0,
+            // SimGRACE's data pipeline gives every node but the highest-indexed one of a
+            // graph a self-loop, so its GIN counts a node's own features twice: ε = 1.
+            gin_eps: 1.0,
             loss: graph_loss(false),
             ma,
             augment: None,
