@@ -20,7 +20,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("ma_ranges.toml", 90),
         ("filter_pi.toml", 48),
         ("citeseer_split.toml", 20),
-        ("simgrace_seeds.toml", 240),
+        ("simgrace_seeds.toml", 260),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("benchmarks").join(file);
