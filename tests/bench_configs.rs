@@ -21,6 +21,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("filter_pi.toml", 48),
         ("citeseer_split.toml", 20),
         ("simgrace_seeds.toml", 260),
+        ("graphcl_seeds.toml", 240),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("benchmarks").join(file);
