@@ -132,6 +132,35 @@ pub(crate) mod tests {
         }
     }
 
+    /// What SimGRACE's `gin_eps = 1` stands for: a GIN over a graph that carries a
+    /// self-loop on every node (the reference's data pipeline) equals ε = 1 without them.
+    #[test]
+    fn gin_with_a_self_loop_per_node_is_eps_one() {
+        let v = GraphView {
+            num_nodes: 4,
+            edges: vec![(0, 1), (1, 2), (0, 2), (2, 3)],
+            x: vec![
+                0.5, -1., 2., 0., 1., 3., -2., 0.25, 1., 1., 1., -1., 4., 0., -3., 2.,
+            ],
+        };
+        let plain = Batch::collate([&v], 4);
+        let mut looped = plain.clone();
+        for i in 0..4 {
+            looped.src.push(i);
+            looped.dst.push(i);
+        }
+        let (plain, looped) = (
+            plain.to_tensors(Device::Cpu),
+            looped.to_tensors(Device::Cpu),
+        );
+        let with_loops = gin_aggregate(&looped, &looped.x, 0.0);
+        let eps_one = gin_aggregate(&plain, &plain.x, 1.0);
+        close(&mat(&with_loops), &mat(&eps_one));
+        let eps_zero = gin_aggregate(&plain, &plain.x, 0.0);
+        let gap = (&with_loops - &eps_zero).abs().max().double_value(&[]);
+        assert!(gap > 0.1, "the loops must change something: {gap}");
+    }
+
     #[test]
     fn gin_aggregate_is_a_plus_i_on_one_hot_features() {
         let g = toy();
