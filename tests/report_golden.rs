@@ -156,3 +156,36 @@ fn plots_are_svg_without_system_fonts() {
         assert!(heat.contains(label), "heat map lacks {label}");
     }
 }
+
+/// A file with the `warnings` column: warned runs are listed in their own section, and
+/// a file without warnings (the golden fixture) has none.
+#[test]
+fn runs_with_warnings_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{DIR}/{CSV}")).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        out.push_str(line);
+        out.push_str(match i {
+            0 => ",warnings\n",
+            2 => ",dimension 12 has 2771x the median spread\n",
+            _ => ",\n",
+        });
+    }
+    let p = dir.path().join("w.csv");
+    std::fs::write(&p, out).unwrap();
+    let md = report(&[p.to_str().unwrap()]);
+    let section = md
+        .split("## Runs with warnings")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no warnings section:\n{md}"));
+    let rows: Vec<&str> = section
+        .lines()
+        .filter(|l| l.starts_with("| MUTAG |"))
+        .collect();
+    assert_eq!(
+        rows,
+        ["| MUTAG | GraphCL | none |  | 1 | 87.90 | dimension 12 has 2771x the median spread |"]
+    );
+    assert!(!report(&[CSV]).contains("Runs with warnings"));
+}

@@ -36,7 +36,12 @@ pub const COLUMNS: &[&str] = &[
     "git_commit",
     "magcl_version",
     "config",
+    "warnings",
 ];
+
+/// The columns of result files written before the `warnings` column existed; such a file
+/// is upgraded in place (an empty `warnings` on every row) when a sweep resumes it.
+const COLUMNS_WITHOUT_WARNINGS: usize = 20;
 
 /// One row of a result file.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -67,6 +72,10 @@ pub struct ResultRow {
     pub magcl_version: String,
     /// The resolved RunConfig as compact JSON.
     pub config: String,
+    /// The run's warnings (e.g. one embedding dimension dominating), joined by "; ";
+    /// empty for none and in files written before this column existed.
+    #[serde(default)]
+    pub warnings: String,
 }
 
 fn one_line(s: &str) -> String {
@@ -98,6 +107,7 @@ impl ResultRow {
             git_commit: one_line(&rec.git_commit),
             magcl_version: one_line(&rec.magcl_version),
             config: serde_json::to_string(&rec.config)?,
+            warnings: one_line(&rec.outcome.warnings.join("; ")),
         })
     }
 
@@ -193,8 +203,20 @@ impl ResultsFile {
             return Ok((rf, existing));
         }
         let text = String::from_utf8_lossy(&bytes);
-        let first = text.lines().next().unwrap_or("");
-        if first.trim_end() != COLUMNS.join(",") {
+        let first = text.lines().next().unwrap_or("").trim_end().to_string();
+        let old_header = COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(",");
+        if first == old_header {
+            let rows = read_rows_from(path, bytes.as_slice())?;
+            if !rows.is_empty() && !resume {
+                return Err(already_holds(path, rows.len()));
+            }
+            upgrade(path, &rows)?;
+            drop(rf);
+            let (rf, mut again) = ResultsFile::open(path, resume)?;
+            again.repaired_bytes += existing.repaired_bytes;
+            return Ok((rf, again));
+        }
+        if first != COLUMNS.join(",") {
             return Err(Error::parse(
                 path,
                 1,
@@ -206,13 +228,7 @@ impl ResultsFile {
         }
         let rows = read_rows_from(path, bytes.as_slice())?;
         if !rows.is_empty() && !resume {
-            return Err(Error::file(
-                path,
-                format!(
-                    "already holds {} result rows; pass --resume to continue this sweep, or choose another --out",
-                    rows.len()
-                ),
-            ));
+            return Err(already_holds(path, rows.len()));
         }
         existing.rows = rows.len();
         existing.done = rows.into_iter().map(|r| r.config_hash).collect();
@@ -243,6 +259,36 @@ impl ResultsFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+fn already_holds(path: &Path, rows: usize) -> Error {
+    Error::file(
+        path,
+        format!(
+            "already holds {rows} result rows; pass --resume to continue this sweep, or choose another --out"
+        ),
+    )
+}
+
+/// Rewrites a result file of the previous format (no `warnings` column) in the current
+/// one: written to a temporary file beside it, synced, then renamed over it, so a crash
+/// leaves either the old file or the new one.
+fn upgrade(path: &Path, rows: &[ResultRow]) -> Result<()> {
+    let mut out = header_line().into_bytes();
+    for r in rows {
+        out.extend(r.to_line()?);
+    }
+    let tmp = path.with_extension("csv.upgrading");
+    let write = || -> std::io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&out)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::file(path, format!("cannot add the warnings column: {e}"))
+    })
 }
 
 /// Reads the rows of one result file. Repeated header lines (files concatenated with
@@ -347,5 +393,74 @@ mod tests {
         f.append(&row(2)).unwrap();
         drop(f);
         assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
+    }
+
+    #[test]
+    fn warnings_are_kept_in_one_field() {
+        let mut r = row(3);
+        r.warnings = "dimension 7 dominates, \"x\"; second line\nhere".into();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("w.csv");
+        let (f, _) = ResultsFile::open(&p, false).unwrap();
+        f.append(&r).unwrap();
+        f.append(&row(4)).unwrap();
+        drop(f);
+        let back = read_rows(&p).unwrap();
+        assert_eq!(back[0].warnings, r.warnings);
+        assert_eq!(back[1].warnings, "");
+    }
+
+    /// A file of the previous format (no `warnings` column) is read as it is, refused
+    /// without --resume, and upgraded in place on resume, killed last line included.
+    #[test]
+    fn files_without_the_warnings_column_are_upgraded_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("old.csv");
+        let old_line = |r: &ResultRow| {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            let fields = [
+                r.dataset.clone(),
+                r.method.clone(),
+                r.ma.clone(),
+                r.variant.clone(),
+                r.seed.to_string(),
+                r.evaluator.clone(),
+                r.config_hash.clone(),
+                r.accuracy.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                r.epochs.to_string(),
+                r.train_seconds.to_string(),
+                r.eval_seconds.to_string(),
+                r.peak_memory_mb.to_string(),
+                r.device.clone(),
+                r.threads.to_string(),
+                r.git_commit.clone(),
+                r.magcl_version.clone(),
+                r.config.clone(),
+            ];
+            w.write_record(&fields).unwrap();
+            w.into_inner().unwrap()
+        };
+        let mut raw = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(",")).into_bytes();
+        raw.extend(old_line(&row(0)));
+        raw.extend(old_line(&row(1)));
+        let half = old_line(&row(2));
+        raw.extend_from_slice(&half[..half.len() / 2]);
+        std::fs::write(&p, &raw).unwrap();
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1)]);
+        assert!(ResultsFile::open(&p, false).is_err());
+        let (f, ex) = ResultsFile::open(&p, true).unwrap();
+        assert_eq!(ex.rows, 2);
+        assert_eq!(ex.repaired_bytes, half.len() / 2);
+        f.append(&row(2)).unwrap();
+        drop(f);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
+        assert!(!dir.path().join("old.csv.upgrading").exists());
     }
 }

@@ -119,6 +119,20 @@ pub struct Report {
     pub missing_metric: usize,
     pub groups: Vec<Group>,
     pub comparisons: Vec<Comparison>,
+    /// Runs whose record carries warnings (result files with a `warnings` column).
+    pub warned: Vec<WarnedRun>,
+}
+
+/// A run that warned, e.g. about one embedding dimension dominating the others.
+#[derive(Clone, Debug, Serialize)]
+pub struct WarnedRun {
+    pub dataset: String,
+    pub method: String,
+    pub ma: String,
+    pub variant: String,
+    pub seed: u64,
+    pub accuracy: f64,
+    pub warnings: String,
 }
 
 /// Dataset order of the paper's tables; other names follow in order of appearance.
@@ -217,10 +231,22 @@ impl Report {
         let mut duplicate_rows = 0;
         let mut missing_metric = 0;
         let mut values: HashMap<GroupKey, BTreeMap<u64, Vec<f64>>> = HashMap::new();
+        let mut warned = Vec::new();
         for r in &rows {
             if !seen.insert(r.config_hash.clone()) {
                 duplicate_rows += 1;
                 continue;
+            }
+            if !r.warnings.is_empty() {
+                warned.push(WarnedRun {
+                    dataset: r.dataset.clone(),
+                    method: method_key(r),
+                    ma: r.ma.clone(),
+                    variant: r.variant.clone(),
+                    seed: r.seed,
+                    accuracy: r.accuracy,
+                    warnings: r.warnings.clone(),
+                });
             }
             let Some(v) = metric.value(r) else {
                 missing_metric += 1;
@@ -272,6 +298,7 @@ impl Report {
             missing_metric,
             groups,
             comparisons,
+            warned,
         })
     }
 

@@ -179,6 +179,33 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
+    if !r.warned.is_empty() {
+        let _ = writeln!(s, "## Runs with warnings\n");
+        let _ = writeln!(
+            s,
+            "Their values are in the tables above; check them before trusting a mean.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| dataset | method | MA | variant | seed | accuracy | warning |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|--:|--:|---|");
+        for w in &r.warned {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                w.dataset,
+                method_name(&w.method),
+                w.ma,
+                w.variant,
+                w.seed,
+                fmt_num(w.accuracy, 2),
+                w.warnings.replace('|', "\\|")
+            );
+        }
+        s.push('\n');
+    }
+
     let _ = writeln!(s, "## How the statistics are computed\n");
     s.push_str(STATS_NOTES);
     s
