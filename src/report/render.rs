@@ -129,12 +129,13 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
-    let _ = writeln!(s, "## Summary per group\n");
-    let _ = writeln!(
-        s,
-        "| dataset | method | evaluator | MA | variant | n | mean | std | 95% CI | min | max |"
+    section_with_table(
+        &mut s,
+        "Summary per group",
+        "",
+        "| dataset | method | evaluator | MA | variant | n | mean | std | 95% CI | min | max |",
+        "|---|---|---|---|---|--:|--:|--:|---|--:|--:|",
     );
-    let _ = writeln!(s, "|---|---|---|---|---|--:|--:|--:|---|--:|--:|");
     let mut by_dataset: Vec<&Group> = r.groups.iter().collect();
     by_dataset.sort_by_key(|g| dataset_sort_key(&g.key.dataset));
     for g in by_dataset {
@@ -164,14 +165,12 @@ pub fn markdown(r: &Report) -> String {
     s.push('\n');
 
     if !r.comparisons.is_empty() {
-        let _ = writeln!(s, "## Baseline vs +MA, paired by seed\n");
-        let _ = writeln!(
-            s,
-            "| dataset | method | evaluator | MA | variant | pairs | baseline | +MA | Δ | p (t-test) | p (Wilcoxon) | d_z | Holm p (t) | Holm p (W) | note |"
-        );
-        let _ = writeln!(
-            s,
-            "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"
+        section_with_table(
+            &mut s,
+            "Baseline vs +MA, paired by seed",
+            "",
+            "| dataset | method | evaluator | MA | variant | pairs | baseline | +MA | Δ | p (t-test) | p (Wilcoxon) | d_z | Holm p (t) | Holm p (W) | note |",
+            "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
         );
         for c in &r.comparisons {
             s.push_str(&comparison_row(c, d));
@@ -180,16 +179,13 @@ pub fn markdown(r: &Report) -> String {
     }
 
     if !r.warned.is_empty() {
-        let _ = writeln!(s, "## Runs with warnings\n");
-        let _ = writeln!(
-            s,
-            "Their values are in the tables above; check them before trusting a mean.\n"
+        section_with_table(
+            &mut s,
+            "Runs with warnings",
+            "Their values are in the tables above; check them before trusting a mean.\n\n",
+            "| dataset | method | MA | variant | seed | accuracy | warning |",
+            "|---|---|---|---|--:|--:|---|",
         );
-        let _ = writeln!(
-            s,
-            "| dataset | method | MA | variant | seed | accuracy | warning |"
-        );
-        let _ = writeln!(s, "|---|---|---|---|--:|--:|---|");
         for w in &r.warned {
             let _ = writeln!(
                 s,
@@ -209,6 +205,11 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(s, "## How the statistics are computed\n");
     s.push_str(STATS_NOTES);
     s
+}
+
+/// A `## title` section: an optional lead paragraph, then a table's header and alignment.
+fn section_with_table(s: &mut String, title: &str, lead: &str, header: &str, align: &str) {
+    let _ = write!(s, "## {title}\n\n{lead}{header}\n{align}\n");
 }
 
 const STATS_NOTES: &str = "\
