@@ -4,7 +4,7 @@
 //! variance of the batch-norm channel that produces that dimension.
 use magcl::data::DataConfig;
 use magcl::experiment::config::{MethodName, RunConfig, RunSpec};
-use magcl::experiment::run::graph_data;
+use magcl::experiment::run::{dimension_stds, graph_data};
 use magcl::methods::simgrace::SimGrace;
 use magcl::methods::{train_graph_method, GraphMethod, LoopConfig};
 
@@ -41,17 +41,7 @@ fn main() -> magcl::Result<()> {
         };
         train_graph_method(&mut m, &data, &lc, |_, _| Ok(()))?;
         let (emb, d) = m.embed(&data)?;
-        let n = emb.len() / d;
-        let std: Vec<f64> = (0..d)
-            .map(|j| {
-                let mean = (0..n).map(|i| emb[i * d + j] as f64).sum::<f64>() / n as f64;
-                let var = (0..n)
-                    .map(|i| (emb[i * d + j] as f64 - mean).powi(2))
-                    .sum::<f64>()
-                    / n as f64;
-                var.sqrt()
-            })
-            .collect();
+        let std = dimension_stds(&emb, emb.len() / d, d);
         let (jmax, smax) = std
             .iter()
             .enumerate()

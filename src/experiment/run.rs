@@ -81,20 +81,7 @@ pub fn dominant_dimension(emb: &[f32], n: usize, d: usize) -> Option<String> {
     if n < 2 || d < 2 || emb.len() != n * d {
         return None;
     }
-    let mut sum = vec![0.0f64; d];
-    let mut sq = vec![0.0f64; d];
-    for row in emb.chunks_exact(d) {
-        for (j, &x) in row.iter().enumerate() {
-            sum[j] += x as f64;
-            sq[j] += x as f64 * x as f64;
-        }
-    }
-    let std: Vec<f64> = (0..d)
-        .map(|j| {
-            let mean = sum[j] / n as f64;
-            (sq[j] / n as f64 - mean * mean).max(0.0).sqrt()
-        })
-        .collect();
+    let std = dimension_stds(emb, n, d);
     let mut sorted = std.clone();
     sorted.sort_by(|a, b| a.total_cmp(b));
     let med = median(&sorted);
@@ -111,6 +98,25 @@ pub fn dominant_dimension(emb: &[f32], n: usize, d: usize) -> Option<String> {
             top / med
         )
     })
+}
+
+/// The population standard deviation of each of the `d` dimensions of the row-major
+/// `n × d` embeddings.
+pub fn dimension_stds(emb: &[f32], n: usize, d: usize) -> Vec<f64> {
+    let mut sum = vec![0.0f64; d];
+    let mut sq = vec![0.0f64; d];
+    for row in emb.chunks_exact(d) {
+        for (j, &x) in row.iter().enumerate() {
+            sum[j] += x as f64;
+            sq[j] += x as f64 * x as f64;
+        }
+    }
+    (0..d)
+        .map(|j| {
+            let mean = sum[j] / n as f64;
+            (sq[j] / n as f64 - mean * mean).max(0.0).sqrt()
+        })
+        .collect()
 }
 
 /// Parses `auto` | `cpu` | `cuda` | `cuda:N`. `cuda` without a usable GPU is an error.
