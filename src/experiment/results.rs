@@ -39,9 +39,9 @@ pub const COLUMNS: &[&str] = &[
     "warnings",
 ];
 
-/// The columns of result files written before the `warnings` column existed; such a file
-/// is upgraded in place (an empty `warnings` on every row) when a sweep resumes it.
-const COLUMNS_WITHOUT_WARNINGS: usize = 20;
+/// How many columns result files had before the last one, `warnings`, was added; such a
+/// file is upgraded in place (an empty `warnings` on every row) when a sweep resumes it.
+const COLUMNS_WITHOUT_WARNINGS: usize = COLUMNS.len() - 1;
 
 /// One row of a result file.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
