@@ -63,6 +63,9 @@ fn main() {
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
         build_kernels(Path::new(&dir));
         println!("cargo:rustc-link-arg=-Wl,-rpath,{dir}");
+        // csrc/kernels.cpp's answer to MKL's vendor check must be visible to libtorch_cpu
+        // (GNU ld exports it anyway, libtorch_cpu referring to the name; this says so).
+        println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=mkl_serv_intel_cpu_true");
         if Path::new(&dir).join("libtorch_cuda.so").exists() {
             // The linker drops libraries whose symbols are unused under --as-needed;
             // torch_cuda registers its kernels from static initialisers, so it must stay.

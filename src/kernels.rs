@@ -2,7 +2,8 @@
 //! headers): the CPU autograd kernels (sparse product, batch norm, a fused GIN layer) and
 //! a sparse product
 //! for any device, which take and return ordinary tch tensors and take part in autograd
-//! like built-in operations, and an asynchronous read-back of a scalar.
+//! like built-in operations, and an asynchronous read-back of a scalar. The same library
+//! answers MKL's vendor check (see [`mkl_vendor_override_active`]).
 use std::os::raw::c_char;
 
 use tch::Tensor;
@@ -15,6 +16,9 @@ struct PendingScalarRaw {
 }
 
 extern "C" {
+    /// Defined in `csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
+    fn mkl_serv_intel_cpu_true() -> std::os::raw::c_int;
+
     fn magcl_read_later(
         t: *const C_tensor,
         err: *mut c_char,
@@ -259,10 +263,36 @@ impl Drop for PendingScalar {
     }
 }
 
+/// Whether libtorch's MKL is answered by magcl's vendor check (`csrc/kernels.cpp`, 4.):
+/// true when the dynamic linker resolves `mkl_serv_intel_cpu_true` to this executable's
+/// definition and that definition reports "Intel" (it does unless
+/// `MAGCL_MKL_VENDOR_CHECK=1`, which hands the question back to MKL).
+pub fn mkl_vendor_override_active() -> bool {
+    #[cfg(target_os = "linux")]
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up;
+    // `mkl_serv_intel_cpu_true` takes no arguments and only reads the environment once.
+    unsafe {
+        let found = libc::dlsym(libc::RTLD_DEFAULT, c"mkl_serv_intel_cpu_true".as_ptr());
+        let ours = mkl_serv_intel_cpu_true as *const libc::c_void;
+        std::ptr::eq(found as *const libc::c_void, ours) && mkl_serv_intel_cpu_true() == 1
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use tch::{Device, Kind};
+
+    #[test]
+    fn mkl_asks_magcl_for_the_cpu_vendor() {
+        // The global symbol lookup (what libtorch_cpu's call goes through) must find the
+        // executable's exported definition, not MKL's own, and it must say "Intel".
+        if std::env::var_os("MAGCL_MKL_VENDOR_CHECK").is_none() {
+            assert!(mkl_vendor_override_active());
+        }
+    }
 
     #[test]
     fn pending_scalar_reads_the_value_it_was_given() {
