@@ -24,6 +24,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include <optional>
 #include <vector>
 
@@ -39,11 +42,11 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// One output row: o = Σ_k val[k] · x[col[k]].
+// One output row: o = Σ_k val[k] · x[col[k]] (portable form).
 MAGCL_CLONES
-void csr_row(int64_t begin, int64_t end, const int64_t* __restrict ci,
-             const float* __restrict vv, const float* __restrict xp, float* __restrict o,
-             int64_t d) {
+void csr_row_generic(int64_t begin, int64_t end, const int64_t* __restrict ci,
+                     const float* __restrict vv, const float* __restrict xp,
+                     float* __restrict o, int64_t d) {
   for (int64_t j = 0; j < d; ++j) o[j] = 0.0f;
   for (int64_t k = begin; k < end; ++k) {
     const float w = vv[k];
@@ -51,6 +54,65 @@ void csr_row(int64_t begin, int64_t end, const int64_t* __restrict ci,
     for (int64_t j = 0; j < d; ++j) o[j] += w * xr[j];
   }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same row with AVX2/FMA, 32 columns at a time held in four registers across all of
+// the row's entries, so the output is written once instead of once per entry. (GCC
+// compiled the portable loop above to scalar code, storing o[j] after every entry: a
+// Cora hop at 512 columns took 5 ms instead of 1.) Every output element is still
+// fma(val[k], x, acc) over k in order from 0, exactly as the portable loop computes it
+// on an FMA machine, so results are bit for bit the same.
+__attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end,
+                                                     const int64_t* __restrict ci,
+                                                     const float* __restrict vv,
+                                                     const float* __restrict xp,
+                                                     float* __restrict o, int64_t d) {
+  int64_t j = 0;
+  for (; j + 32 <= d; j += 32) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    for (int64_t k = begin; k < end; ++k) {
+      const __m256 w = _mm256_set1_ps(vv[k]);
+      const float* xr = xp + ci[k] * d + j;
+      a0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr), a0);
+      a1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr + 8), a1);
+      a2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr + 16), a2);
+      a3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr + 24), a3);
+    }
+    _mm256_storeu_ps(o + j, a0);
+    _mm256_storeu_ps(o + j + 8, a1);
+    _mm256_storeu_ps(o + j + 16, a2);
+    _mm256_storeu_ps(o + j + 24, a3);
+  }
+  for (; j + 8 <= d; j += 8) {
+    __m256 a = _mm256_setzero_ps();
+    for (int64_t k = begin; k < end; ++k)
+      a = _mm256_fmadd_ps(_mm256_set1_ps(vv[k]), _mm256_loadu_ps(xp + ci[k] * d + j), a);
+    _mm256_storeu_ps(o + j, a);
+  }
+  for (; j < d; ++j) {
+    float a = 0.0f;
+    for (int64_t k = begin; k < end; ++k) a = std::fma(vv[k], xp[ci[k] * d + j], a);
+    o[j] = a;
+  }
+}
+
+const bool kHasAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+
+inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
+                    const float* xp, float* o, int64_t d) {
+  if (kHasAvx2Fma) {
+    csr_row_avx2(begin, end, ci, vv, xp, o, d);
+  } else {
+    csr_row_generic(begin, end, ci, vv, xp, o, d);
+  }
+}
+#else
+inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
+                    const float* xp, float* o, int64_t d) {
+  csr_row_generic(begin, end, ci, vv, xp, o, d);
+}
+#endif
 
 at::Tensor csr_times_dense(const at::Tensor& rowptr, const at::Tensor& col,
                            const at::Tensor& val, const at::Tensor& x_in) {
