@@ -1,4 +1,4 @@
-// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2, 2b, 2c), and an
+// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2, 2b), and an
 // asynchronous scalar read-back (3).
 //
 // 1. Sparse (CSR) × dense product with a precomputed transpose for the backward pass.
@@ -408,167 +408,43 @@ at::Tensor to_float_vector(const std::vector<double>& v, const at::TensorOptions
 //     eight libtorch operations (and their autograd nodes) costs more in dispatch than in
 //     arithmetic; here the four matrix products go to libtorch's GEMM and everything else
 //     is a loop over the rows.
-// The MLP + batch norm of 2b, forward: saves what the backward pass needs.
-struct MlpBnForward {
-  at::Tensor y, r1, r2, mean, invstd;
-};
-
-MlpBnForward mlp_bn_forward(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& b1,
-                            const at::Tensor& w2, const at::Tensor& b2, const at::Tensor& gamma,
-                            const at::Tensor& beta, const at::Tensor& running_mean,
-                            const at::Tensor& running_var, double momentum, double eps) {
-  TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
-              "gin_mlp_bn: expected a 2-D float CPU tensor");
-  at::Tensor r1 = at::addmm(b1, x, w1.t());
-  relu_inplace(r1.data_ptr<float>(), r1.numel());
-  at::Tensor r2 = at::addmm(b2, r1, w2.t());
-  relu_inplace(r2.data_ptr<float>(), r2.numel());
-  BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
-  return {f.y, r1, r2, f.mean, f.invstd};
-}
-
-// Gradients of 2b: with respect to its input (if `need_dx`), W1, b1, W2, b2, γ, β.
-struct MlpBnGrads {
-  at::Tensor dx, dw1, db1, dw2, db2, dgamma, dbeta;
-};
-
-MlpBnGrads mlp_bn_backward(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
-                           const at::Tensor& r1, const at::Tensor& r2, const at::Tensor& gamma,
-                           const at::Tensor& mean, const at::Tensor& invstd, const at::Tensor& g,
-                           bool need_dx) {
-  BnBackward bn = bn_backward(r2, g, gamma, mean, invstd);
-  const int64_t n = r2.size(0), h2 = r2.size(1), h1 = r1.size(1);
-  // through the second ReLU and Linear
-  at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
-  std::vector<double> db2(h2, 0.0);
-  relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
-  at::Tensor dw2 = at::mm(g2.t(), r1);
-  at::Tensor g1 = at::mm(g2, w2);
-  // through the first ReLU and Linear
-  std::vector<double> db1(h1, 0.0);
-  relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
-  at::Tensor dw1 = at::mm(g1.t(), x);
-  at::Tensor dx = need_dx ? at::mm(g1, w1) : at::Tensor();
-  const auto opts = r2.options();
-  return {dx, dw1, to_float_vector(db1, opts), dw2, to_float_vector(db2, opts), bn.dw, bn.db};
-}
-
 struct GinMlpBn : public torch::autograd::Function<GinMlpBn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w1,
                             const at::Tensor& b1, const at::Tensor& w2, const at::Tensor& b2,
                             const at::Tensor& gamma, const at::Tensor& beta,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
                             double momentum, double eps) {
-    MlpBnForward f =
-        mlp_bn_forward(x, w1, b1, w2, b2, gamma, beta, running_mean, running_var, momentum, eps);
-    ctx->save_for_backward({x, w1, w2, f.r1, f.r2, gamma, f.mean, f.invstd});
+    TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
+                "gin_mlp_bn: expected a 2-D float CPU tensor");
+    at::Tensor r1 = at::addmm(b1, x, w1.t());
+    relu_inplace(r1.data_ptr<float>(), r1.numel());
+    at::Tensor r2 = at::addmm(b2, r1, w2.t());
+    relu_inplace(r2.data_ptr<float>(), r2.numel());
+    BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
+    ctx->save_for_backward({x, w1, w2, r1, r2, gamma, f.mean, f.invstd});
     return f.y;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto s = ctx->get_saved_variables();
-    MlpBnGrads g = mlp_bn_backward(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], grad[0],
-                                   ctx->needs_input_grad(0));
-    return {g.dx,     g.dw1,    g.db1,        g.dw2,        g.db2,       g.dgamma,
-            g.dbeta,  at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
-  }
-};
-
-// out = a + x (scale == 1) or a + (x · scale), each product rounded before the sum: the
-// same two roundings as libtorch's `a + x * scale` (no fused multiply-add here).
-__attribute__((optimize("fp-contract=off"))) void add_scaled(const float* __restrict a,
-                                                              const float* __restrict x,
-                                                              float scale, int64_t len,
-                                                              float* __restrict out) {
-  if (scale == 1.0f) {
-    for (int64_t i = 0; i < len; ++i) out[i] = a[i] + x[i];
-  } else {
-    for (int64_t i = 0; i < len; ++i) out[i] = a[i] + x[i] * scale;
-  }
-}
-
-at::Tensor plus_scaled(const at::Tensor& a, const at::Tensor& x_in, float scale) {
-  const at::Tensor x = x_in.contiguous();
-  at::Tensor out = at::empty_like(a);
-  add_scaled(a.data_ptr<float>(), x.data_ptr<float>(), scale, a.numel(), out.data_ptr<float>());
-  return out;
-}
-
-// 2c. A whole GraphCL-style GIN layer as one autograd node: the GIN aggregation
-//     p = A·x + (1 + ε)·x (or p = x when the layer propagates zero times), 2b's MLP and
-//     batch norm y = BN(ReLU(ReLU(p·W1ᵀ + b1)·W2ᵀ + b2)), and the layer's sum pooling
-//     P·y. Outputs y and P·y. The arithmetic is 1 + 2b + 1 in the same order, and the
-//     backward pass sums the gradients reaching y and x in the order libtorch's autograd
-//     engine sums them for the separate operations (next layer's (1 + ε)-part, then its
-//     Aᵀ-part, then the pooling's Pᵀ-part; each a pair, and a pair's sum does not depend
-//     on its order), so the results are the same bits (tested).
-//     Tensors: x, A (rowptr, col, val), Aᵀ (3), P (3), Pᵀ (3), W1, b1, W2, b2, γ, β,
-//     running mean, running variance.
-struct GinLayer : public torch::autograd::Function<GinLayer> {
-  static variable_list forward(AutogradContext* ctx, const at::Tensor& x,
-                               const at::Tensor& a_rp, const at::Tensor& a_col,
-                               const at::Tensor& a_val, const at::Tensor& at_rp,
-                               const at::Tensor& at_col, const at::Tensor& at_val,
-                               const at::Tensor& p_rp, const at::Tensor& p_col,
-                               const at::Tensor& p_val, const at::Tensor& pt_rp,
-                               const at::Tensor& pt_col, const at::Tensor& pt_val,
-                               const at::Tensor& w1, const at::Tensor& b1, const at::Tensor& w2,
-                               const at::Tensor& b2, const at::Tensor& gamma,
-                               const at::Tensor& beta, const at::Tensor& running_mean,
-                               const at::Tensor& running_var, double momentum, double eps,
-                               bool aggregate, double self_scale) {
-    TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
-                "gin_layer: expected a 2-D float CPU tensor");
-    const int64_t n = x.size(0);
-    TORCH_CHECK(p_rp.numel() >= 1 && pt_rp.numel() == n + 1, "gin_layer: the pooling matrix has ",
-                pt_rp.numel() - 1, " columns but x has ", n, " rows");
-    ctx->set_materialize_grads(false);
-    at::Tensor p;
-    if (aggregate) {
-      TORCH_CHECK(a_rp.numel() == n + 1 && at_rp.numel() == n + 1,
-                  "gin_layer: the adjacency does not match x's ", n, " rows");
-      p = plus_scaled(csr_times_dense(a_rp, a_col, a_val, x), x, static_cast<float>(self_scale));
-    } else {
-      p = x.contiguous();
-    }
-    MlpBnForward f =
-        mlp_bn_forward(p, w1, b1, w2, b2, gamma, beta, running_mean, running_var, momentum, eps);
-    at::Tensor pooled = csr_times_dense(p_rp, p_col, p_val, f.y);
-    ctx->save_for_backward(
-        {p, w1, w2, f.r1, f.r2, gamma, f.mean, f.invstd, at_rp, at_col, at_val, pt_rp, pt_col, pt_val});
-    ctx->saved_data["aggregate"] = aggregate;
-    ctx->saved_data["self_scale"] = self_scale;
-    return {f.y, pooled};
-  }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grad) {
-    const auto s = ctx->get_saved_variables();
-    const bool aggregate = ctx->saved_data["aggregate"].toBool();
-    const float self_scale = static_cast<float>(ctx->saved_data["self_scale"].toDouble());
-    // the gradient reaching y: from later layers, then from this layer's pooling
-    at::Tensor gy;
-    if (grad[1].defined()) {
-      at::Tensor from_pool = csr_times_dense(s[11], s[12], s[13], grad[1]);
-      gy = grad[0].defined() ? plus_scaled(grad[0].contiguous(), from_pool, 1.0f) : from_pool;
-    } else {
-      gy = grad[0];
-    }
-    variable_list out(25);
-    if (!gy.defined()) return out;
-    const bool need_x = ctx->needs_input_grad(0);
-    MlpBnGrads g = mlp_bn_backward(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], gy, need_x);
-    if (need_x) {
-      // p = A·x + (1 + ε)·x: the (1 + ε)-part arrives first, then Aᵀ·dp
-      out[0] = aggregate ? plus_scaled(csr_times_dense(s[8], s[9], s[10], g.dx), g.dx, self_scale)
-                         : g.dx;
-    }
-    out[13] = g.dw1;
-    out[14] = g.db1;
-    out[15] = g.dw2;
-    out[16] = g.db2;
-    out[17] = g.dgamma;
-    out[18] = g.dbeta;
-    return out;
+    const at::Tensor &x = s[0], &w1 = s[1], &w2 = s[2], &r1 = s[3], &r2 = s[4];
+    BnBackward bn = bn_backward(r2, grad[0], s[5], s[6], s[7]);
+    const int64_t n = r2.size(0), h2 = r2.size(1), h1 = r1.size(1);
+    // through the second ReLU and Linear
+    at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
+    std::vector<double> db2(h2, 0.0);
+    relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
+    at::Tensor dw2 = at::mm(g2.t(), r1);
+    at::Tensor g1 = at::mm(g2, w2);
+    // through the first ReLU and Linear
+    std::vector<double> db1(h1, 0.0);
+    relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
+    at::Tensor dw1 = at::mm(g1.t(), x);
+    at::Tensor dx = ctx->needs_input_grad(0) ? at::mm(g1, w1) : at::Tensor();
+    const auto opts = r2.options();
+    return {dx,    dw1,         to_float_vector(db1, opts), dw2, to_float_vector(db2, opts),
+            bn.dw, bn.db,       at::Tensor(),               at::Tensor(), at::Tensor(),
+            at::Tensor()};
   }
 };
 
@@ -612,29 +488,6 @@ extern "C" at::Tensor* magcl_gin_mlp_bn(const at::Tensor* x, const at::Tensor* w
                                *running_var, momentum, eps);
       },
       err, err_len);
-}
-
-// 2c's entry point: `t` holds the 21 tensors in GinLayer's order; the two outputs are
-// written to `y` and `pooled` (new tensors owned by the caller). Returns 0, or 1 with the
-// message copied into `err`.
-extern "C" int magcl_gin_layer(const at::Tensor* const* t, double momentum, double eps,
-                               int aggregate, double self_scale, at::Tensor** y,
-                               at::Tensor** pooled, char* err, size_t err_len) {
-  try {
-    variable_list r = GinLayer::apply(*t[0], *t[1], *t[2], *t[3], *t[4], *t[5], *t[6], *t[7],
-                                      *t[8], *t[9], *t[10], *t[11], *t[12], *t[13], *t[14],
-                                      *t[15], *t[16], *t[17], *t[18], *t[19], *t[20], momentum,
-                                      eps, aggregate != 0, self_scale);
-    *y = new at::Tensor(r[0]);
-    *pooled = new at::Tensor(r[1]);
-    return 0;
-  } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
-    return 1;
-  }
 }
 
 // Entry points: each returns a new tensor (owned by the caller), or null with the

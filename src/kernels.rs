@@ -65,19 +65,6 @@ extern "C" {
         err_len: usize,
     ) -> *mut C_tensor;
 
-    #[allow(clippy::too_many_arguments)]
-    fn magcl_gin_layer(
-        t: *const *const C_tensor,
-        momentum: f64,
-        eps: f64,
-        aggregate: i32,
-        self_scale: f64,
-        y: *mut *mut C_tensor,
-        pooled: *mut *mut C_tensor,
-        err: *mut c_char,
-        err_len: usize,
-    ) -> i32;
-
     fn magcl_set_grad(
         param: *const C_tensor,
         grad: *const C_tensor,
@@ -226,72 +213,6 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
         )
     };
     take(out, &err, "GIN layer")
-}
-
-/// A whole GraphCL-style GIN layer in training mode as one autograd node
-/// (`csrc/kernels.cpp`, 2c): with `aggregate = Some((A, Aᵀ, s))` the input is first
-/// aggregated, `p = A·x + s·x` (s = 1 + ε), otherwise `p = x`; then
-/// `y = BN(ReLU(ReLU(p·W1ᵀ + b1)·W2ᵀ + b2))` as in [`gin_mlp_bn`]; returns `y` and the
-/// pooled `P·y` (`pool = (P, Pᵀ)`). Same numbers, bit for bit, as the separate operations.
-pub fn gin_layer(
-    x: &Tensor,
-    aggregate: Option<(&CsrArrays<'_>, &CsrArrays<'_>, f64)>,
-    pool: (&CsrArrays<'_>, &CsrArrays<'_>),
-    p: &GinMlpBnParams<'_>,
-    momentum: f64,
-    eps: f64,
-) -> (Tensor, Tensor) {
-    let (pa, pt) = pool;
-    // without aggregation the adjacency slots are not read; the pooling arrays fill them
-    let (a, at, scale) = aggregate.unwrap_or((pa, pt, 1.0));
-    let t: [*const C_tensor; 21] = [
-        x.as_ptr(),
-        a.rowptr.as_ptr(),
-        a.col.as_ptr(),
-        a.val.as_ptr(),
-        at.rowptr.as_ptr(),
-        at.col.as_ptr(),
-        at.val.as_ptr(),
-        pa.rowptr.as_ptr(),
-        pa.col.as_ptr(),
-        pa.val.as_ptr(),
-        pt.rowptr.as_ptr(),
-        pt.col.as_ptr(),
-        pt.val.as_ptr(),
-        p.w1.as_ptr(),
-        p.b1.as_ptr(),
-        p.w2.as_ptr(),
-        p.b2.as_ptr(),
-        p.gamma.as_ptr(),
-        p.beta.as_ptr(),
-        p.running_mean.as_ptr(),
-        p.running_var.as_ptr(),
-    ];
-    let mut err = [0 as c_char; 512];
-    let (mut y, mut pooled) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: `t` holds 21 live tensors borrowed for the call (the C++ side keeps its own
-    // reference-counted handles); on success both outputs are fresh heap tensors whose
-    // ownership passes to us, on failure a NUL-terminated message is in `err`.
-    let rc = unsafe {
-        magcl_gin_layer(
-            t.as_ptr(),
-            momentum,
-            eps,
-            aggregate.is_some() as i32,
-            scale,
-            &mut y,
-            &mut pooled,
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    if rc != 0 {
-        // SAFETY: as above.
-        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
-        panic!("GIN layer failed: {}", msg.to_string_lossy());
-    }
-    // SAFETY: see above.
-    unsafe { (Tensor::from_ptr(y), Tensor::from_ptr(pooled)) }
 }
 
 /// Makes `grad` the gradient of the leaf `param` (what an optimiser step reads next),

@@ -91,15 +91,6 @@ pub struct SparseMatrix {
 }
 
 impl SparseMatrix {
-    /// The CSR arrays of the matrix and of its transpose, for the CPU kernels that take
-    /// them directly (None for a matrix held as libtorch sparse tensors).
-    pub fn cpu_arrays(&self) -> Option<(CsrArrays<'_>, CsrArrays<'_>)> {
-        match &self.repr {
-            Repr::Cpu { a, at } => Some((a.arrays(), at.arrays())),
-            Repr::Torch { .. } => None,
-        }
-    }
-
     /// The `n_rows × n_cols` matrix with entries `(rows[e], cols[e]) = vals[e]` (no
     /// duplicates), on the device of `rows`.
     pub fn from_triplets(

@@ -183,61 +183,6 @@ pub fn mlp_relu_batch_norm(
     y
 }
 
-/// A whole GraphCL-style GIN layer in training mode on the CPU as one autograd node
-/// ([`crate::kernels::gin_layer`]): the optional GIN aggregation `A·x + s·x`, then
-/// [`mlp_relu_batch_norm`]'s `BN(ReLU(mlp(·)))`, then the sum pooling; returns the layer's
-/// output and its pooled rows. None where the kernel does not apply (not a CPU f32
-/// matrix, a single row, a libtorch-held sparse matrix, a layer without biases); the
-/// caller then runs the separate operations, which give the same numbers.
-pub fn gin_layer_fused(
-    mlp: &Mlp,
-    bn: &nn::BatchNorm,
-    x: &Tensor,
-    aggregate: Option<(&crate::graph::SparseMatrix, f64)>,
-    pool: &crate::graph::SparseMatrix,
-    stats: Option<&mut Vec<BatchStats>>,
-) -> Option<(Tensor, Tensor)> {
-    if x.device() != Device::Cpu || x.kind() != Kind::Float || x.dim() != 2 || x.size()[0] < 2 {
-        return None;
-    }
-    let (Some(b1), Some(b2), Some(gamma), Some(beta)) = (&mlp.l1.bs, &mlp.l2.bs, &bn.ws, &bn.bs)
-    else {
-        return None;
-    };
-    let pool = pool.cpu_arrays()?;
-    let agg = match aggregate {
-        Some((a, s)) => Some((a.cpu_arrays()?, s)),
-        None => None,
-    };
-    let scratch = stats.is_some().then(|| BatchStats::scratch(bn));
-    let (running_mean, running_var, momentum) = match &scratch {
-        Some(s) => (&s.mean, &s.var, 1.0),
-        None => (&bn.running_mean, &bn.running_var, BN_MOMENTUM),
-    };
-    let p = crate::kernels::GinMlpBnParams {
-        w1: &mlp.l1.ws,
-        b1,
-        w2: &mlp.l2.ws,
-        b2,
-        gamma,
-        beta,
-        running_mean,
-        running_var,
-    };
-    let out = crate::kernels::gin_layer(
-        x,
-        agg.as_ref().map(|((a, at), s)| (a, at, *s)),
-        (&pool.0, &pool.1),
-        &p,
-        momentum,
-        BN_EPS,
-    );
-    if let (Some(stats), Some(s)) = (stats, scratch) {
-        stats.push(s);
-    }
-    Some(out)
-}
-
 /// Linear → ReLU → Linear.
 #[derive(Debug)]
 pub struct Mlp {
