@@ -42,8 +42,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// One output row: o = Σ_k val[k] · x[col[k]] (portable form).
-MAGCL_CLONES
+// One output row: o = Σ_k val[k] · x[col[k]] (portable form, for CPUs without AVX2/FMA;
+// no AVX2 clone, since such CPUs take csr_row_avx2 below).
 void csr_row_generic(int64_t begin, int64_t end, const int64_t* __restrict ci,
                      const float* __restrict vv, const float* __restrict xp,
                      float* __restrict o, int64_t d) {
@@ -60,8 +60,8 @@ void csr_row_generic(int64_t begin, int64_t end, const int64_t* __restrict ci,
 // the row's entries, so the output is written once instead of once per entry. (GCC
 // compiled the portable loop above to scalar code, storing o[j] after every entry: a
 // Cora hop at 512 columns took 5 ms instead of 1.) Every output element is still
-// fma(val[k], x, acc) over k in order from 0, exactly as the portable loop computes it
-// on an FMA machine, so results are bit for bit the same.
+// fma(val[k], x, acc) over k in order from 0, exactly as that loop's AVX2 build computed
+// it (GCC contracted its multiply-add into an fma), so results are bit for bit the same.
 __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end,
                                                      const int64_t* __restrict ci,
                                                      const float* __restrict vv,

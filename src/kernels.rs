@@ -3,7 +3,7 @@
 //! a sparse product
 //! for any device, which take and return ordinary tch tensors and take part in autograd
 //! like built-in operations, and an asynchronous read-back of a scalar. The same library
-//! answers MKL's vendor check (see [`mkl_vendor_override_active`]).
+//! answers MKL's vendor check (`csrc/kernels.cpp`, 4.; checked by this module's tests).
 use std::os::raw::c_char;
 
 use tch::Tensor;
@@ -16,9 +16,6 @@ struct PendingScalarRaw {
 }
 
 extern "C" {
-    /// Defined in `csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
-    fn mkl_serv_intel_cpu_true() -> std::os::raw::c_int;
-
     fn magcl_read_later(
         t: *const C_tensor,
         err: *mut c_char,
@@ -263,34 +260,34 @@ impl Drop for PendingScalar {
     }
 }
 
-/// Whether libtorch's MKL is answered by magcl's vendor check (`csrc/kernels.cpp`, 4.):
-/// true when the dynamic linker resolves `mkl_serv_intel_cpu_true` to this executable's
-/// definition and that definition reports "Intel" (it does unless
-/// `MAGCL_MKL_VENDOR_CHECK=1`, which hands the question back to MKL).
-pub fn mkl_vendor_override_active() -> bool {
-    #[cfg(target_os = "linux")]
-    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up;
-    // `mkl_serv_intel_cpu_true` takes no arguments and only reads the environment once.
-    unsafe {
-        let found = libc::dlsym(libc::RTLD_DEFAULT, c"mkl_serv_intel_cpu_true".as_ptr());
-        let ours = mkl_serv_intel_cpu_true as *const libc::c_void;
-        std::ptr::eq(found as *const libc::c_void, ours) && mkl_serv_intel_cpu_true() == 1
-    }
-    #[cfg(not(target_os = "linux"))]
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use tch::{Device, Kind};
 
+    extern "C" {
+        /// Defined in `csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
+        fn mkl_serv_intel_cpu_true() -> std::os::raw::c_int;
+    }
+
     #[test]
+    #[cfg(target_os = "linux")]
     fn mkl_asks_magcl_for_the_cpu_vendor() {
         // The global symbol lookup (what libtorch_cpu's call goes through) must find the
-        // executable's exported definition, not MKL's own, and it must say "Intel".
+        // executable's exported definition, not MKL's own, and it must say "Intel" unless
+        // MAGCL_MKL_VENDOR_CHECK=1 hands the question back to MKL.
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol
+        // up; `mkl_serv_intel_cpu_true` takes no arguments and reads the environment once.
+        let (found, answer) = unsafe {
+            (
+                libc::dlsym(libc::RTLD_DEFAULT, c"mkl_serv_intel_cpu_true".as_ptr()),
+                mkl_serv_intel_cpu_true(),
+            )
+        };
+        let ours = mkl_serv_intel_cpu_true as *const libc::c_void;
+        assert!(std::ptr::eq(found as *const libc::c_void, ours));
         if std::env::var_os("MAGCL_MKL_VENDOR_CHECK").is_none() {
-            assert!(mkl_vendor_override_active());
+            assert_eq!(answer, 1);
         }
     }
 
@@ -318,7 +315,7 @@ mod tests {
     fn csr_product_is_the_in_order_fused_multiply_add_sum() {
         // Each output element is fma(val[k], x[col[k]][j], acc) over the row's entries in
         // order, from 0 — the same bits whichever width the kernel processes columns in
-        // (widths 1–40 cover the 32-, 8- and 1-column parts). Without FMA in the CPU the
+        // (widths 1–96 cover the 32-, 8- and 1-column parts). Without FMA in the CPU the
         // kernel rounds each product separately, so the check needs it.
         #[cfg(target_arch = "x86_64")]
         if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
