@@ -1,5 +1,5 @@
-// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2, 2b), and an
-// asynchronous scalar read-back (3).
+// Kernels for the training steps, as libtorch autograd functions (1, 1b, 2, 2b) and as
+// plain code without autograd (5, 6), and an asynchronous scalar read-back (3).
 //
 // 1. Sparse (CSR) × dense product with a precomputed transpose for the backward pass.
 //    libtorch's CPU sparse-CSR matmul transposes (and re-sorts) the sparse matrix on
@@ -13,6 +13,10 @@
 // 3. A scalar copied back behind the work that computes it, read later without waiting
 //    for work queued after it.
 // 4. MKL's vendor check, answered "Intel" so that MKL runs its AVX2 kernels on AMD CPUs.
+// 5. One view of a GraphCL training step (GIN encoder, pooling, projection head), forward
+//    and backward in plain code: the arithmetic of 1. and 2b and of libtorch's own
+//    operations, without building an autograd graph.
+// 6. The contrastive loss of a small batch and its gradients, in plain code.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
@@ -27,6 +31,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -408,45 +413,214 @@ at::Tensor to_float_vector(const std::vector<double>& v, const at::TensorOptions
 //     eight libtorch operations (and their autograd nodes) costs more in dispatch than in
 //     arithmetic; here the four matrix products go to libtorch's GEMM and everything else
 //     is a loop over the rows.
+//
+// 2b's forward: y, and what the backward pass needs.
+struct MlpBnForward {
+  at::Tensor y, r1, r2, mean, invstd;
+};
+
+MlpBnForward mlp_bn_forward(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& b1,
+                            const at::Tensor& w2, const at::Tensor& b2, const at::Tensor& gamma,
+                            const at::Tensor& beta, const at::Tensor& running_mean,
+                            const at::Tensor& running_var, double momentum, double eps) {
+  TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
+              "gin_mlp_bn: expected a 2-D float CPU tensor");
+  at::Tensor r1 = at::addmm(b1, x, w1.t());
+  relu_inplace(r1.data_ptr<float>(), r1.numel());
+  at::Tensor r2 = at::addmm(b2, r1, w2.t());
+  relu_inplace(r2.data_ptr<float>(), r2.numel());
+  BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
+  return {f.y, r1, r2, f.mean, f.invstd};
+}
+
+// 2b's gradients: with respect to its input (if `need_dx`), W1, b1, W2, b2, γ, β.
+struct MlpBnGrads {
+  at::Tensor dx, dw1, db1, dw2, db2, dgamma, dbeta;
+};
+
+MlpBnGrads mlp_bn_backward(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& w2,
+                           const at::Tensor& r1, const at::Tensor& r2, const at::Tensor& gamma,
+                           const at::Tensor& mean, const at::Tensor& invstd, const at::Tensor& g,
+                           bool need_dx) {
+  BnBackward bn = bn_backward(r2, g, gamma, mean, invstd);
+  const int64_t n = r2.size(0), h2 = r2.size(1), h1 = r1.size(1);
+  // through the second ReLU and Linear
+  at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
+  std::vector<double> db2(h2, 0.0);
+  relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
+  at::Tensor dw2 = at::mm(g2.t(), r1);
+  at::Tensor g1 = at::mm(g2, w2);
+  // through the first ReLU and Linear
+  std::vector<double> db1(h1, 0.0);
+  relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
+  at::Tensor dw1 = at::mm(g1.t(), x);
+  at::Tensor dx = need_dx ? at::mm(g1, w1) : at::Tensor();
+  const auto opts = r2.options();
+  return {dx, dw1, to_float_vector(db1, opts), dw2, to_float_vector(db2, opts), bn.dw, bn.db};
+}
+
 struct GinMlpBn : public torch::autograd::Function<GinMlpBn> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w1,
                             const at::Tensor& b1, const at::Tensor& w2, const at::Tensor& b2,
                             const at::Tensor& gamma, const at::Tensor& beta,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
                             double momentum, double eps) {
-    TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
-                "gin_mlp_bn: expected a 2-D float CPU tensor");
-    at::Tensor r1 = at::addmm(b1, x, w1.t());
-    relu_inplace(r1.data_ptr<float>(), r1.numel());
-    at::Tensor r2 = at::addmm(b2, r1, w2.t());
-    relu_inplace(r2.data_ptr<float>(), r2.numel());
-    BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
-    ctx->save_for_backward({x, w1, w2, r1, r2, gamma, f.mean, f.invstd});
+    MlpBnForward f =
+        mlp_bn_forward(x, w1, b1, w2, b2, gamma, beta, running_mean, running_var, momentum, eps);
+    ctx->save_for_backward({x, w1, w2, f.r1, f.r2, gamma, f.mean, f.invstd});
     return f.y;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto s = ctx->get_saved_variables();
-    const at::Tensor &x = s[0], &w1 = s[1], &w2 = s[2], &r1 = s[3], &r2 = s[4];
-    BnBackward bn = bn_backward(r2, grad[0], s[5], s[6], s[7]);
-    const int64_t n = r2.size(0), h2 = r2.size(1), h1 = r1.size(1);
-    // through the second ReLU and Linear
-    at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
-    std::vector<double> db2(h2, 0.0);
-    relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
-    at::Tensor dw2 = at::mm(g2.t(), r1);
-    at::Tensor g1 = at::mm(g2, w2);
-    // through the first ReLU and Linear
-    std::vector<double> db1(h1, 0.0);
-    relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
-    at::Tensor dw1 = at::mm(g1.t(), x);
-    at::Tensor dx = ctx->needs_input_grad(0) ? at::mm(g1, w1) : at::Tensor();
-    const auto opts = r2.options();
-    return {dx,    dw1,         to_float_vector(db1, opts), dw2, to_float_vector(db2, opts),
-            bn.dw, bn.db,       at::Tensor(),               at::Tensor(), at::Tensor(),
-            at::Tensor()};
+    MlpBnGrads g = mlp_bn_backward(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], grad[0],
+                                   ctx->needs_input_grad(0));
+    return {g.dx,    g.dw1,        g.db1,        g.dw2,        g.db2,       g.dgamma,
+            g.dbeta, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
+
+// out = a + x (scale == 1) or a + (x · scale), the product rounded before the sum: the
+// two roundings of libtorch's `a + x * scale` (no fused multiply-add).
+__attribute__((optimize("fp-contract=off"))) void add_scaled(const float* __restrict a,
+                                                              const float* __restrict x,
+                                                              float scale, int64_t len,
+                                                              float* __restrict out) {
+  if (scale == 1.0f) {
+    for (int64_t i = 0; i < len; ++i) out[i] = a[i] + x[i];
+  } else {
+    for (int64_t i = 0; i < len; ++i) out[i] = a[i] + x[i] * scale;
+  }
+}
+
+at::Tensor plus_scaled(const at::Tensor& a_in, const at::Tensor& x_in, float scale) {
+  const at::Tensor a = a_in.contiguous();
+  const at::Tensor x = x_in.contiguous();
+  at::Tensor out = at::empty_like(a);
+  add_scaled(a.data_ptr<float>(), x.data_ptr<float>(), scale, a.numel(), out.data_ptr<float>());
+  return out;
+}
+
+// 5. A whole training view of GraphCL's tower (GIN encoder with per-layer sum pooling,
+//    concatenated, then the Linear → ReLU → Linear projection head) on the CPU, forward
+//    and backward, without autograd. A graph-level step at GraphCL's sizes (a batch of
+//    128 small graphs, 32 channels) spent more time in libtorch's per-operation machinery
+//    (dispatch, autograd nodes and engine, saved variables, gradient buffers) than in
+//    arithmetic. Here the arithmetic is the autograd path's, operation by operation: the
+//    same GEMM calls (at::addmm / at::mm on the same operand layouts as libtorch's
+//    addmm and mm backward formulas), 1.'s sparse product, 2b's MLP and batch norm,
+//    libtorch's relu, threshold_backward and sum_to for the head; and the gradients that
+//    reach one tensor along several paths are summed as libtorch's engine sums them (in a
+//    GIN aggregation A·z + (1 + ε)·z the (1 + ε)-part and the Aᵀ-part form one pair; a
+//    layer's output then adds its pooling's Pᵀ-part). So the results are the same bits as
+//    the autograd path (tested).
+//
+//    A layer's propagation is a list of steps, each a filter step z ← F·z or a GIN
+//    aggregation z ← A·z + (1 + ε)·z (SPEC §5's schedules in any of the three modes).
+//    Batch norm runs in training mode with its statistics held back (momentum 1 into
+//    fresh buffers, as BatchStats does), returned for the caller to fold in.
+struct CsrRef {
+  at::Tensor rp, col, val;
+  bool defined() const { return rp.defined(); }
+  at::Tensor times(const at::Tensor& x) const { return csr_times_dense(rp, col, val, x); }
+};
+
+struct ViewLayer {
+  std::vector<int64_t> steps;  // 0 = filter step, 1 = GIN aggregation
+  at::Tensor w1, b1, w2, b2, gamma, beta;
+  at::Tensor p;  // the MLP's input (after propagation)
+  MlpBnForward f;
+};
+
+struct ViewTape {
+  CsrRef a, at, f, ft, pool, pool_t;
+  float self_scale = 1.0f;
+  std::vector<ViewLayer> layers;
+  at::Tensor hw1, hb1, hw2, hb2;  // the head
+  at::Tensor emb, hr1;             // the head's input and hidden activations
+};
+
+at::Tensor propagate(const ViewTape& v, const std::vector<int64_t>& steps, at::Tensor z) {
+  for (int64_t s : steps) {
+    if (s == 0) {
+      TORCH_CHECK(v.f.defined(), "view: a filter step without the filter matrix");
+      z = v.f.times(z);
+    } else {
+      z = plus_scaled(v.a.times(z), z, v.self_scale);
+    }
+  }
+  return z;
+}
+
+// Backward of `propagate`: the steps in reverse, transposed.
+at::Tensor propagate_back(const ViewTape& v, const std::vector<int64_t>& steps, at::Tensor g) {
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    g = *it == 0 ? v.ft.times(g) : plus_scaled(v.at.times(g), g, v.self_scale);
+  }
+  return g;
+}
+
+// Forward. `z` gets the head's output, `stats` 2 · layers tensors (each layer's batch mean
+// and unbiased batch variance).
+void view_forward(ViewTape& v, const at::Tensor& x, double bn_eps, at::Tensor& z,
+                  std::vector<at::Tensor>& stats) {
+  TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
+              "view: expected 2-D float CPU node features");
+  TORCH_CHECK(v.pool_t.rp.numel() == x.size(0) + 1, "view: the pooling matrix has ",
+              v.pool_t.rp.numel() - 1, " columns but there are ", x.size(0), " nodes");
+  std::vector<at::Tensor> pools;
+  at::Tensor h = x.contiguous();
+  for (ViewLayer& l : v.layers) {
+    l.p = propagate(v, l.steps, h);
+    at::Tensor mean = at::zeros_like(l.gamma), var = at::zeros_like(l.gamma);
+    l.f = mlp_bn_forward(l.p, l.w1, l.b1, l.w2, l.b2, l.gamma, l.beta, mean, var, 1.0, bn_eps);
+    stats.push_back(mean);
+    stats.push_back(var);
+    pools.push_back(v.pool.times(l.f.y));
+    h = l.f.y;
+  }
+  v.emb = at::cat(pools, 1);
+  v.hr1 = at::relu(at::addmm(v.hb1, v.emb, v.hw1.t()));
+  z = at::addmm(v.hb2, v.hr1, v.hw2.t());
+}
+
+// Backward from the gradient `dz` of the head's output: per layer W1, b1, W2, b2, γ, β,
+// then the head's W1, b1, W2, b2.
+std::vector<at::Tensor> view_backward(const ViewTape& v, const at::Tensor& dz_in) {
+  const at::Tensor dz = dz_in.contiguous();
+  // the head: addmm's backward formulas for mat1 = input (row-major), mat2 = Wᵀ
+  at::Tensor dhw2 = at::mm(dz.t(), v.hr1);
+  at::Tensor dhb2 = at::sum_to(dz, v.hb2.sizes());
+  at::Tensor dr = at::threshold_backward(at::mm(dz, v.hw2), v.hr1, 0);
+  at::Tensor dhw1 = at::mm(dr.t(), v.emb);
+  at::Tensor dhb1 = at::sum_to(dr, v.hb1.sizes());
+  at::Tensor demb = at::mm(dr, v.hw1);
+  const int64_t n_layers = static_cast<int64_t>(v.layers.size());
+  std::vector<at::Tensor> grads(6 * n_layers + 4);
+  grads[6 * n_layers] = dhw1;
+  grads[6 * n_layers + 1] = dhb1;
+  grads[6 * n_layers + 2] = dhw2;
+  grads[6 * n_layers + 3] = dhb2;
+  at::Tensor carry;  // what the next layer sends back to this layer's output
+  int64_t col = demb.size(1);
+  for (int64_t i = n_layers - 1; i >= 0; --i) {
+    const ViewLayer& l = v.layers[i];
+    const int64_t width = l.f.y.size(1);
+    col -= width;
+    at::Tensor from_pool = v.pool_t.times(demb.narrow(1, col, width));
+    at::Tensor gy = carry.defined() ? plus_scaled(carry, from_pool, 1.0f) : from_pool;
+    MlpBnGrads g = mlp_bn_backward(l.p, l.w1, l.w2, l.f.r1, l.f.r2, l.gamma, l.f.mean,
+                                   l.f.invstd, gy, i > 0);
+    grads[6 * i] = g.dw1;
+    grads[6 * i + 1] = g.db1;
+    grads[6 * i + 2] = g.dw2;
+    grads[6 * i + 3] = g.db2;
+    grads[6 * i + 4] = g.dgamma;
+    grads[6 * i + 5] = g.dbeta;
+    if (i > 0) carry = propagate_back(v, l.steps, g.dx);
+  }
+  return grads;
+}
 
 template <typename F>
 at::Tensor* guarded(F f, char* err, size_t err_len) {
@@ -520,6 +694,243 @@ extern "C" int magcl_set_grad(const at::Tensor* param, const at::Tensor* grad, c
     TORCH_CHECK(param->sizes() == grad->sizes(), "set_grad: gradient of shape ",
                 grad->sizes(), " for a parameter of shape ", param->sizes());
     param->mutable_grad() = grad->detach();
+    return 0;
+  } catch (const std::exception& e) {
+    if (err_len > 0) {
+      std::strncpy(err, e.what(), err_len - 1);
+      err[err_len - 1] = '\0';
+    }
+    return 1;
+  }
+}
+
+// 6. The InfoNCE family (src/loss) for one batch of projections z1, z2 (n × d, n a
+//    batch of graphs): the loss value and its gradients with respect to z1 and z2, in
+//    plain code. libtorch's form (about forty small operations and an autograd pass over
+//    them) cost a GraphCL step ten times its arithmetic. The formulas are src/loss's:
+//    rows L2-normalised (u = z / max(‖z‖, 1e-12)), s_ij = u_i·v_j / τ, one direction
+//    l_i = log Σ_{j∈D_i} e^{s_ij} (+ Σ_{j≠i} e^{u_i·u_j/τ}) − s_ii, exponentials shifted by
+//    1/τ (|s_ij| ≤ 1/τ for unit rows), the gradient from the softmax weights. Sums are
+//    taken in another order than libtorch's, so results agree with it to rounding
+//    (tested against the autograd form).
+
+// v ← (v − 1) · k.
+MAGCL_CLONES
+void shift_scale(float* __restrict v, int64_t len, float k) {
+  for (int64_t i = 0; i < len; ++i) v[i] = (v[i] - 1.0f) * k;
+}
+
+// Adds one direction's Σ_i l_i to the result and its gradient (times n·τ) with respect to
+// the anchors `a` and candidates `c` (unit rows) to `ga`, `gc`.
+double nce_direction(const at::Tensor& a, const at::Tensor& c, double inv_t_d,
+                     bool positive_in_denominator, bool intra, at::Tensor& ga, at::Tensor& gc) {
+  const int64_t n = a.size(0);
+  const float inv_t = static_cast<float>(inv_t_d);
+  at::Tensor s = at::mm(a, c.t());
+  at::Tensor t = intra ? at::mm(a, a.t()) : at::Tensor();
+  // e^{(s − 1)/τ} with libtorch's vectorised exp (the diagonal's positive kept first)
+  float* sp = s.data_ptr<float>();
+  std::vector<double> pos(n);
+  for (int64_t i = 0; i < n; ++i) pos[i] = static_cast<double>(sp[i * n + i]) * inv_t_d;
+  shift_scale(sp, n * n, inv_t);
+  s.exp_();
+  float* tp = nullptr;
+  if (intra) {
+    tp = t.data_ptr<float>();
+    shift_scale(tp, n * n, inv_t);
+    t.exp_();
+  }
+  double total = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = sp + i * n;
+    if (!positive_in_denominator) row[i] = 0.0f;
+    double z = 0.0;
+    for (int64_t j = 0; j < n; ++j) z += row[j];
+    float* trow = intra ? tp + i * n : nullptr;
+    if (intra) {
+      trow[i] = 0.0f;
+      for (int64_t j = 0; j < n; ++j) z += trow[j];
+    }
+    total += inv_t_d + std::log(z) - pos[i];
+    const float inv_z = static_cast<float>(1.0 / z);
+    for (int64_t j = 0; j < n; ++j) row[j] *= inv_z;
+    if (intra) {
+      for (int64_t j = 0; j < n; ++j) trow[j] *= inv_z;
+    }
+  }
+  // ∂/∂a_i = Σ_j P_ij c_j (+ Σ_j Q_ij a_j + Σ_j Q_ji a_j) − c_i; ∂/∂c_j = Σ_i P_ij a_i − a_j
+  ga.add_(at::mm(s, c));
+  gc.add_(at::mm(s.t(), a));
+  if (intra) {
+    ga.add_(at::mm(t, a));
+    ga.add_(at::mm(t.t(), a));
+  }
+  ga.sub_(c);
+  gc.sub_(a);
+  return total;
+}
+
+// Rows divided by max(‖row‖, 1e-12); the norms go to `norms`.
+at::Tensor unit_rows(const at::Tensor& z, std::vector<float>& norms) {
+  const int64_t n = z.size(0), d = z.size(1);
+  at::Tensor u = at::empty_like(z);
+  const float* zp = z.data_ptr<float>();
+  float* up = u.data_ptr<float>();
+  norms.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    double sq = 0.0;
+    for (int64_t k = 0; k < d; ++k) sq += static_cast<double>(zp[i * d + k]) * zp[i * d + k];
+    const float norm = std::max(static_cast<float>(std::sqrt(sq)), 1e-12f);
+    norms[i] = norm;
+    for (int64_t k = 0; k < d; ++k) up[i * d + k] = zp[i * d + k] / norm;
+  }
+  return u;
+}
+
+// Backward of unit_rows, in place on `g`: g ← (g − u (u·g)) / ‖z‖ where the norm was not
+// clamped, g / 1e-12 where it was.
+void unit_rows_backward(const at::Tensor& u, const std::vector<float>& norms, at::Tensor& g) {
+  const int64_t n = u.size(0), d = u.size(1);
+  const float* up = u.data_ptr<float>();
+  float* gp = g.data_ptr<float>();
+  for (int64_t i = 0; i < n; ++i) {
+    float* gr = gp + i * d;
+    const float* ur = up + i * d;
+    float dot = 0.0f;
+    if (norms[i] > 1e-12f) {
+      for (int64_t k = 0; k < d; ++k) dot += ur[k] * gr[k];
+    }
+    const float inv = 1.0f / norms[i];
+    for (int64_t k = 0; k < d; ++k) gr[k] = (gr[k] - ur[k] * dot) * inv;
+  }
+}
+
+struct NceOut {
+  double value;
+  at::Tensor g1, g2;
+};
+
+NceOut info_nce(const at::Tensor& z1_in, const at::Tensor& z2_in, double temperature,
+                bool positive_in_denominator, bool symmetric, bool intra) {
+  TORCH_CHECK(z1_in.device().is_cpu() && z1_in.scalar_type() == at::kFloat && z1_in.dim() == 2 &&
+                  z1_in.sizes() == z2_in.sizes() && z2_in.scalar_type() == at::kFloat &&
+                  z2_in.device().is_cpu(),
+              "info_nce: expected two float CPU matrices of one shape, got ", z1_in.sizes(),
+              " and ", z2_in.sizes());
+  const at::Tensor z1 = z1_in.contiguous(), z2 = z2_in.contiguous();
+  const int64_t n = z1.size(0);
+  TORCH_CHECK(n > 0, "info_nce: an empty batch");
+  std::vector<float> n1, n2;
+  const at::Tensor u = unit_rows(z1, n1), v = unit_rows(z2, n2);
+  at::Tensor gu = at::zeros_like(u), gv = at::zeros_like(v);
+  const double inv_t = 1.0 / temperature;
+  double total = nce_direction(u, v, inv_t, positive_in_denominator, intra, gu, gv);
+  if (symmetric) total += nce_direction(v, u, inv_t, positive_in_denominator, intra, gv, gu);
+  const double half = symmetric ? 0.5 : 1.0;
+  gu.mul_(inv_t / n * half);
+  gv.mul_(inv_t / n * half);
+  unit_rows_backward(u, n1, gu);
+  unit_rows_backward(v, n2, gv);
+  return {total * half / n, gu, gv};
+}
+
+// 5.'s entry points. `t` holds the node features x, then the CSR arrays (row pointers,
+// columns, values) of A, Aᵀ, F, Fᵀ (null when no step filters), P and Pᵀ, then per layer
+// W1, b1, W2, b2, γ, β, then the head's W1, b1, W2, b2: 19 + 6 · layers pointers. `steps`
+// lists per layer its step count followed by its steps (0 = filter, 1 = aggregation). The
+// head's output goes to `z` and each layer's batch mean and variance to `stats` (new
+// tensors owned by the caller). Returns the tape for the backward call, or null with the
+// message copied into `err`.
+extern "C" ViewTape* magcl_view_forward(const at::Tensor* const* t, int64_t layers,
+                                        const int64_t* steps, int64_t steps_len,
+                                        double self_scale, double bn_eps, at::Tensor** z,
+                                        at::Tensor** stats, char* err, size_t err_len) {
+  try {
+    auto v = std::make_unique<ViewTape>();
+    auto csr = [&](int k) {
+      return t[k] == nullptr ? CsrRef{} : CsrRef{*t[k], *t[k + 1], *t[k + 2]};
+    };
+    v->a = csr(1);
+    v->at = csr(4);
+    v->f = csr(7);
+    v->ft = csr(10);
+    v->pool = csr(13);
+    v->pool_t = csr(16);
+    v->self_scale = static_cast<float>(self_scale);
+    int64_t pos = 0;
+    for (int64_t i = 0; i < layers; ++i) {
+      TORCH_CHECK(pos < steps_len, "view: the step list ends before layer ", i);
+      const int64_t count = steps[pos++];
+      TORCH_CHECK(count >= 0 && pos + count <= steps_len, "view: bad step count for layer ", i);
+      ViewLayer l;
+      l.steps.assign(steps + pos, steps + pos + count);
+      pos += count;
+      const at::Tensor* const* w = t + 19 + 6 * i;
+      l.w1 = *w[0];
+      l.b1 = *w[1];
+      l.w2 = *w[2];
+      l.b2 = *w[3];
+      l.gamma = *w[4];
+      l.beta = *w[5];
+      v->layers.push_back(std::move(l));
+    }
+    const at::Tensor* const* h = t + 19 + 6 * layers;
+    v->hw1 = *h[0];
+    v->hb1 = *h[1];
+    v->hw2 = *h[2];
+    v->hb2 = *h[3];
+    at::NoGradGuard no_grad;
+    at::Tensor out;
+    std::vector<at::Tensor> st;
+    view_forward(*v, *t[0], bn_eps, out, st);
+    *z = new at::Tensor(out);
+    for (size_t k = 0; k < st.size(); ++k) stats[k] = new at::Tensor(st[k]);
+    return v.release();
+  } catch (const std::exception& e) {
+    if (err_len > 0) {
+      std::strncpy(err, e.what(), err_len - 1);
+      err[err_len - 1] = '\0';
+    }
+    return nullptr;
+  }
+}
+
+// Writes the 6 · layers + 4 parameter gradients (new tensors owned by the caller) for the
+// head-output gradient `dz`. Returns 0, or 1 with the message copied into `err`.
+extern "C" int magcl_view_backward(const ViewTape* v, const at::Tensor* dz, at::Tensor** grads,
+                                   char* err, size_t err_len) {
+  try {
+    at::NoGradGuard no_grad;
+    TORCH_CHECK(dz->dim() == 2 && dz->size(0) == v->emb.size(0) && dz->size(1) == v->hb2.numel(),
+                "view: head gradient of shape ", dz->sizes(), " for ", v->emb.size(0),
+                " graphs and ", v->hb2.numel(), " outputs");
+    std::vector<at::Tensor> g = view_backward(*v, *dz);
+    for (size_t k = 0; k < g.size(); ++k) grads[k] = new at::Tensor(g[k]);
+    return 0;
+  } catch (const std::exception& e) {
+    if (err_len > 0) {
+      std::strncpy(err, e.what(), err_len - 1);
+      err[err_len - 1] = '\0';
+    }
+    return 1;
+  }
+}
+
+extern "C" void magcl_view_free(ViewTape* v) { delete v; }
+
+// 6.'s entry point: the loss value, and its gradients with respect to z1 and z2 in `g1`,
+// `g2` (new tensors owned by the caller). Returns 0, or 1 with the message in `err`.
+extern "C" int magcl_info_nce(const at::Tensor* z1, const at::Tensor* z2, double temperature,
+                              int positive_in_denominator, int symmetric, int intra,
+                              double* value, at::Tensor** g1, at::Tensor** g2, char* err,
+                              size_t err_len) {
+  try {
+    at::NoGradGuard no_grad;
+    NceOut o = info_nce(*z1, *z2, temperature, positive_in_denominator != 0, symmetric != 0,
+                        intra != 0);
+    *value = o.value;
+    *g1 = new at::Tensor(o.g1);
+    *g2 = new at::Tensor(o.g2);
     return 0;
   } catch (const std::exception& e) {
     if (err_len > 0) {

@@ -9,13 +9,58 @@ use std::os::raw::c_char;
 use tch::Tensor;
 use torch_sys::C_tensor;
 
+use crate::experiment::config::LossConfig;
+
 /// Opaque handle of a value being copied back (`csrc/kernels.cpp`).
 #[repr(C)]
 struct PendingScalarRaw {
     _private: [u8; 0],
 }
 
+/// Opaque handle of a view's forward state (`csrc/kernels.cpp`, 5.).
+#[repr(C)]
+struct ViewTapeRaw {
+    _private: [u8; 0],
+}
+
 extern "C" {
+    #[allow(clippy::too_many_arguments)]
+    fn magcl_view_forward(
+        t: *const *const C_tensor,
+        layers: i64,
+        steps: *const i64,
+        steps_len: i64,
+        self_scale: f64,
+        bn_eps: f64,
+        z: *mut *mut C_tensor,
+        stats: *mut *mut C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> *mut ViewTapeRaw;
+    fn magcl_view_backward(
+        v: *const ViewTapeRaw,
+        dz: *const C_tensor,
+        grads: *mut *mut C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> i32;
+    fn magcl_view_free(v: *mut ViewTapeRaw);
+
+    #[allow(clippy::too_many_arguments)]
+    fn magcl_info_nce(
+        z1: *const C_tensor,
+        z2: *const C_tensor,
+        temperature: f64,
+        positive_in_denominator: i32,
+        symmetric: i32,
+        intra: i32,
+        value: *mut f64,
+        g1: *mut *mut C_tensor,
+        g2: *mut *mut C_tensor,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> i32;
+
     fn magcl_read_later(
         t: *const C_tensor,
         err: *mut c_char,
@@ -210,6 +255,185 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
         )
     };
     take(out, &err, "GIN layer")
+}
+
+/// One step of a layer's propagation in a [`view_forward`] pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropStep {
+    /// z ← F·z.
+    Filter,
+    /// z ← A·z + (1 + ε)·z.
+    Aggregate,
+}
+
+/// The parameters of one GraphCL-style GIN layer: its MLP's two linear layers (weights
+/// `out × in`, biases) and its batch norm's scale and shift.
+pub struct LayerParams<'a> {
+    pub w1: &'a Tensor,
+    pub b1: &'a Tensor,
+    pub w2: &'a Tensor,
+    pub b2: &'a Tensor,
+    pub gamma: &'a Tensor,
+    pub beta: &'a Tensor,
+}
+
+/// Everything one view of a GraphCL step reads: node features, the sparse matrices as CSR
+/// arrays with their transposes (A, F when a step filters, and the pooling matrix P), the
+/// layers with their propagation steps, and the head (`[W1, b1, W2, b2]`).
+pub struct ViewInputs<'a> {
+    pub x: &'a Tensor,
+    pub adjacency: (CsrArrays<'a>, CsrArrays<'a>),
+    pub filter: Option<(CsrArrays<'a>, CsrArrays<'a>)>,
+    pub pooling: (CsrArrays<'a>, CsrArrays<'a>),
+    pub layers: Vec<(LayerParams<'a>, Vec<PropStep>)>,
+    pub head: [&'a Tensor; 4],
+    /// 1 + ε of the GIN aggregation.
+    pub self_scale: f64,
+    pub bn_eps: f64,
+}
+
+/// A view's forward state, kept for [`ViewTape::backward`] (and its layer count).
+pub struct ViewTape(*mut ViewTapeRaw, usize);
+
+/// What [`view_forward`] returns: the head's output (no autograd history), each layer's
+/// batch mean and unbiased variance (for the running estimates), and the tape.
+pub type ViewOutput = (Tensor, Vec<(Tensor, Tensor)>, ViewTape);
+
+/// A GraphCL view's forward pass (GIN layers in training mode with their batch statistics
+/// held back, per-layer sum pooling, concatenation, head) in `csrc/kernels.cpp` (5.),
+/// without autograd; [`ViewTape::backward`] then gives the parameter gradients. Numbers
+/// are the same bits as the same model through libtorch's autograd (tested in
+/// `methods::graphcl`). Panics on inconsistent shapes.
+pub fn view_forward(v: &ViewInputs<'_>) -> ViewOutput {
+    let csr = |t: &mut Vec<*const C_tensor>, c: Option<&CsrArrays<'_>>| match c {
+        Some(c) => t.extend([c.rowptr.as_ptr(), c.col.as_ptr(), c.val.as_ptr()]),
+        None => t.extend([std::ptr::null(); 3]),
+    };
+    let mut t: Vec<*const C_tensor> = vec![v.x.as_ptr()];
+    csr(&mut t, Some(&v.adjacency.0));
+    csr(&mut t, Some(&v.adjacency.1));
+    csr(&mut t, v.filter.as_ref().map(|f| &f.0));
+    csr(&mut t, v.filter.as_ref().map(|f| &f.1));
+    csr(&mut t, Some(&v.pooling.0));
+    csr(&mut t, Some(&v.pooling.1));
+    let mut steps = Vec::new();
+    for (p, s) in &v.layers {
+        t.extend([p.w1, p.b1, p.w2, p.b2, p.gamma, p.beta].map(|w| w.as_ptr()));
+        steps.push(s.len() as i64);
+        steps.extend(s.iter().map(|&s| i64::from(s == PropStep::Aggregate)));
+    }
+    t.extend(v.head.map(|w| w.as_ptr()));
+    let layers = v.layers.len();
+    let mut z: *mut C_tensor = std::ptr::null_mut();
+    let mut stats: Vec<*mut C_tensor> = vec![std::ptr::null_mut(); 2 * layers];
+    let mut err = [0 as c_char; 512];
+    // SAFETY: every pointer in `t` is a live tensor (or null where the C++ side expects an
+    // absent matrix) borrowed for the call; `steps` and `stats` have the lengths passed.
+    // The C++ side keeps reference-counted handles, never the pointers.
+    let tape = unsafe {
+        magcl_view_forward(
+            t.as_ptr(),
+            layers as i64,
+            steps.as_ptr(),
+            steps.len() as i64,
+            v.self_scale,
+            v.bn_eps,
+            &mut z,
+            stats.as_mut_ptr(),
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    if tape.is_null() {
+        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+        panic!("view forward failed: {}", msg.to_string_lossy());
+    }
+    // SAFETY: on success `z` and every entry of `stats` are fresh heap tensors we own.
+    let (z, stats) = unsafe {
+        let s: Vec<Tensor> = stats.into_iter().map(|p| Tensor::from_ptr(p)).collect();
+        let mut it = s.into_iter();
+        let pairs = (0..layers)
+            .map(|_| (it.next().expect("mean"), it.next().expect("variance")))
+            .collect();
+        (Tensor::from_ptr(z), pairs)
+    };
+    (z, stats, ViewTape(tape, layers))
+}
+
+// SAFETY: the tape owns reference-counted libtorch tensors, which may move between
+// threads; nothing in it is tied to the thread that made it. (`backward` only reads it.)
+unsafe impl Send for ViewTape {}
+
+impl ViewTape {
+    /// The parameter gradients for the gradient `dz` of the head's output: per layer W1,
+    /// b1, W2, b2, γ, β, then the head's W1, b1, W2, b2.
+    pub fn backward(&self, dz: &Tensor) -> Vec<Tensor> {
+        let mut grads: Vec<*mut C_tensor> = vec![std::ptr::null_mut(); 6 * self.1 + 4];
+        let mut err = [0 as c_char; 512];
+        // SAFETY: the tape is live; `grads` has room for every gradient the C++ side writes
+        // (6 per layer of the tape plus 4).
+        let rc = unsafe {
+            magcl_view_backward(
+                self.0,
+                dz.as_ptr(),
+                grads.as_mut_ptr(),
+                err.as_mut_ptr(),
+                err.len(),
+            )
+        };
+        if rc != 0 {
+            // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+            let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+            panic!("view backward failed: {}", msg.to_string_lossy());
+        }
+        // SAFETY: on success every entry is a fresh heap tensor we own.
+        grads
+            .into_iter()
+            .map(|p| unsafe { Tensor::from_ptr(p) })
+            .collect()
+    }
+}
+
+impl Drop for ViewTape {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `magcl_view_forward` and is freed once.
+        unsafe { magcl_view_free(self.0) }
+    }
+}
+
+/// The contrastive loss of CPU f32 projections `z1`, `z2` (`n × d`, rows paired) under
+/// `cfg`, and its gradients with respect to both, in plain code (`csrc/kernels.cpp`, 6.):
+/// [`crate::loss::InfoNce`]'s formulas without libtorch's per-operation cost. Panics on
+/// other shapes or devices.
+pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> (f64, Tensor, Tensor) {
+    let mut value = 0.0f64;
+    let (mut g1, mut g2): (*mut C_tensor, *mut C_tensor) =
+        (std::ptr::null_mut(), std::ptr::null_mut());
+    let mut err = [0 as c_char; 512];
+    // SAFETY: both tensors are live for the call; the outputs are written on success only.
+    let rc = unsafe {
+        magcl_info_nce(
+            z1.as_ptr(),
+            z2.as_ptr(),
+            cfg.temperature,
+            i32::from(cfg.positive_in_denominator),
+            i32::from(cfg.symmetric),
+            i32::from(cfg.intra_view_negatives),
+            &mut value,
+            &mut g1,
+            &mut g2,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    if rc != 0 {
+        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+        panic!("contrastive loss failed: {}", msg.to_string_lossy());
+    }
+    // SAFETY: on success both are fresh heap tensors we own.
+    unsafe { (value, Tensor::from_ptr(g1), Tensor::from_ptr(g2)) }
 }
 
 /// Makes `grad` the gradient of the leaf `param` (what an optimiser step reads next),

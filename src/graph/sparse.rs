@@ -185,6 +185,15 @@ impl SparseMatrix {
         }
     }
 
+    /// The CSR arrays of the matrix and of its transpose, when it lives on the CPU in that
+    /// form (what `csrc/kernels.cpp` reads directly).
+    pub fn cpu_csr(&self) -> Option<(CsrArrays<'_>, CsrArrays<'_>)> {
+        match &self.repr {
+            Repr::Cpu { a, at } => Some((a.arrays(), at.arrays())),
+            Repr::Torch { .. } => None,
+        }
+    }
+
     /// The matrix as a dense tensor (tests and debugging).
     pub fn to_dense(&self) -> Tensor {
         let eye = Tensor::eye(

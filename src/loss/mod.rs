@@ -199,6 +199,35 @@ mod tests {
         v
     }
 
+    #[test]
+    fn plain_code_loss_matches_the_autograd_form() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(4);
+        for cfg in all_configs() {
+            for n in [2i64, 7, 33] {
+                let z1 = Tensor::randn([n, 5], (Kind::Float, Device::Cpu));
+                let z2 = Tensor::randn([n, 5], (Kind::Float, Device::Cpu));
+                let (value, g1, g2) = crate::kernels::info_nce(&z1, &z2, &cfg);
+                let a = z1.to_kind(Kind::Double).set_requires_grad(true);
+                let b = z2.to_kind(Kind::Double).set_requires_grad(true);
+                let loss = dense_loss(&a, &b, &cfg);
+                let want = Tensor::run_backward(&[&loss], &[&a, &b], false, false);
+                let l = loss.double_value(&[]);
+                assert!(
+                    (value - l).abs() < 1e-5 * (1.0 + l.abs()),
+                    "{cfg:?}, n = {n}: {value} vs {l}"
+                );
+                for (got, want) in [(&g1, &want[0]), (&g2, &want[1])] {
+                    let gap = (got.to_kind(Kind::Double) - want)
+                        .abs()
+                        .max()
+                        .double_value(&[]);
+                    assert!(gap < 1e-5, "{cfg:?}, n = {n}: gradient off by {gap}");
+                }
+            }
+        }
+    }
+
     fn grads(
         f: impl Fn(&Tensor, &Tensor) -> Tensor,
         z1: &Tensor,

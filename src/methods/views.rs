@@ -117,6 +117,19 @@ pub fn forward_pair(
     unsafe { join(first, second) }
 }
 
+/// Runs two closures of a step's two views concurrently, as [`forward_pair`] does (each
+/// with half of the intra-op threads), for the plain-code views of
+/// [`super::Tower::view_forward`] and their backward passes. The same contract: each
+/// closure only reads what it shares with the other (parameters, tapes of its own view).
+pub fn view_pair<RA: Send, RB: Send>(
+    first: impl FnOnce() -> RA,
+    second: impl FnOnce() -> RB,
+) -> (RA, RB) {
+    // SAFETY: per this function's contract, the closures only read shared tensors and
+    // build or own everything else.
+    unsafe { join(first, second) }
+}
+
 /// The gradient of `s1 + s2` with respect to `params`, computing the two scalars'
 /// gradients concurrently (each an independent `torch::autograd::grad` call that writes
 /// no `.grad`) and adding them in a fixed order. A parameter neither reaches gets an

@@ -36,7 +36,7 @@ pub fn linear(p: nn::Path, input: i64, output: i64, init: Init) -> nn::Linear {
 
 /// PyTorch's batch-norm defaults.
 const BN_MOMENTUM: f64 = 0.1;
-const BN_EPS: f64 = 1e-5;
+pub const BN_EPS: f64 = 1e-5;
 
 /// Batch normalisation initialised as PyTorch does (weight 1, bias 0).
 pub fn batch_norm(p: nn::Path, dim: i64) -> nn::BatchNorm {
@@ -118,6 +118,17 @@ impl BatchStats {
         }
     }
 
+    /// Statistics computed elsewhere (a batch mean and unbiased variance, one entry per
+    /// channel).
+    pub fn from_parts(mean: Tensor, var: Tensor) -> BatchStats {
+        BatchStats { mean, var }
+    }
+
+    /// The batch mean and unbiased variance.
+    pub fn parts(&self) -> (&Tensor, &Tensor) {
+        (&self.mean, &self.var)
+    }
+
     /// Training-mode batch norm of `x` that leaves the layer's running estimates alone and
     /// returns this batch's statistics with the output.
     pub fn batch_norm(bn: &nn::BatchNorm, x: &Tensor) -> (Tensor, BatchStats) {
@@ -129,14 +140,49 @@ impl BatchStats {
     /// Folds the statistics into `bn`'s running estimates, as a training-mode forward pass
     /// would have: `running = (1 − momentum)·running + momentum·batch`.
     pub fn fold_into(&self, bn: &nn::BatchNorm) {
-        tch::no_grad(|| {
-            for (running, batch) in [(&bn.running_mean, &self.mean), (&bn.running_var, &self.var)] {
+        for (running, batch) in [(&bn.running_mean, &self.mean), (&bn.running_var, &self.var)] {
+            if let (Some(r), Some(b)) = (cpu_f32_mut(running), cpu_f32(batch)) {
+                if r.len() == b.len() {
+                    // libtorch's `r.mul_(1 − m).add_(b * m)`: the scalars as f32, each
+                    // product rounded (Rust does not fuse multiply-adds), the same bits
+                    let (keep, take) = ((1.0 - BN_MOMENTUM) as f32, BN_MOMENTUM as f32);
+                    for (r, &b) in r.iter_mut().zip(b) {
+                        *r = *r * keep + b * take;
+                    }
+                    continue;
+                }
+            }
+            tch::no_grad(|| {
                 let mut r = running.shallow_clone();
                 let _ = r.g_mul_scalar_(1.0 - BN_MOMENTUM);
                 let _ = r.g_add_(&(batch * BN_MOMENTUM));
-            }
-        });
+            });
+        }
     }
+}
+
+/// The elements of a contiguous f32 CPU tensor, or `None` for any other tensor.
+pub(crate) fn cpu_f32(t: &Tensor) -> Option<&[f32]> {
+    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
+        return None;
+    }
+    let n = t.numel();
+    // SAFETY: a contiguous f32 CPU tensor holds `n` f32 values at its data pointer, alive as
+    // long as the borrowed tensor (callers do not resize it meanwhile).
+    Some(unsafe { std::slice::from_raw_parts(t.data_ptr() as *const f32, n) })
+}
+
+/// [`cpu_f32`] for writing. The caller must be the only user of the storage while the
+/// slice lives (libtorch tensors share storage through handles the borrow checker does
+/// not see).
+#[allow(clippy::mut_from_ref)]
+pub(crate) fn cpu_f32_mut(t: &Tensor) -> Option<&mut [f32]> {
+    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
+        return None;
+    }
+    let n = t.numel();
+    // SAFETY: as for `cpu_f32`; exclusive use is the caller's obligation (documented).
+    Some(unsafe { std::slice::from_raw_parts_mut(t.data_ptr() as *mut f32, n) })
 }
 
 /// `BN(ReLU(mlp(x)))` in training mode, GraphCL's GIN layer after its propagation. With
@@ -211,6 +257,32 @@ pub type Projector = Mlp;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folding_statistics_is_libtorchs_update_bit_for_bit() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(12);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let bn = batch_norm(vs.root() / "bn", 7);
+        let opts = (Kind::Float, Device::Cpu);
+        tch::no_grad(|| {
+            let mut m = bn.running_mean.shallow_clone();
+            m.copy_(&Tensor::randn([7], opts));
+            let mut v = bn.running_var.shallow_clone();
+            v.copy_(&Tensor::rand([7], opts));
+        });
+        let stats = BatchStats::from_parts(Tensor::randn([7], opts), Tensor::rand([7], opts));
+        let want: Vec<Tensor> = [
+            (&bn.running_mean, &stats.mean),
+            (&bn.running_var, &stats.var),
+        ]
+        .iter()
+        .map(|(r, b)| r.copy() * (1.0 - BN_MOMENTUM) + *b * BN_MOMENTUM)
+        .collect();
+        stats.fold_into(&bn);
+        assert!(bn.running_mean.equal(&want[0]));
+        assert!(bn.running_var.equal(&want[1]));
+    }
 
     #[test]
     fn fused_gin_layer_matches_its_operations() {

@@ -3,6 +3,7 @@ use tch::{Kind, Tensor};
 
 use crate::experiment::config::GinMode;
 use crate::graph::GraphTensors;
+use crate::kernels::PropStep;
 
 /// Σ_{j→i} w_ji z_j: the (weighted) sum of incoming messages. Unweighted graphs use a
 /// sparse matrix product; learnable edge weights (AD-GCL) use gather/scatter so that the
@@ -87,6 +88,21 @@ pub fn gin_propagate(
             }
             h
         }
+    }
+}
+
+/// [`gin_propagate`]'s operations as a list of steps (what `csrc/kernels.cpp` runs for a
+/// whole view): filter steps `z ← F z` and GIN aggregations.
+pub fn propagation_steps(k: usize, mode: GinMode) -> Vec<PropStep> {
+    match mode {
+        GinMode::GinFilter if k == 0 => Vec::new(),
+        GinMode::GinFilter => {
+            let mut s = vec![PropStep::Filter; k - 1];
+            s.push(PropStep::Aggregate);
+            s
+        }
+        GinMode::GinSum => vec![PropStep::Aggregate; k],
+        GinMode::Filter => vec![PropStep::Filter; k],
     }
 }
 
