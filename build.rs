@@ -18,21 +18,18 @@ fn git(args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn modified(p: &Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(p).and_then(|m| m.modified()).ok()
-}
-
-/// Compiles `csrc/kernels.cpp` into a static library in OUT_DIR unless an up-to-date one is
-/// there, and links it.
+/// Compiles `csrc/kernels.cpp` into a static library in OUT_DIR unless the library there was
+/// built from the same source text, and links it. (The source is compared, not its
+/// modification time: two checkouts sharing a target folder share this OUT_DIR, and an
+/// older checkout's library can be newer than this checkout's source.)
 fn build_kernels(libtorch_lib: &Path) {
     let src = Path::new("csrc/kernels.cpp");
     println!("cargo:rerun-if-changed={}", src.display());
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let lib = out.join("libmagcl_kernels.a");
-    let fresh = match (modified(&lib), modified(src)) {
-        (Some(l), Some(s)) => l > s,
-        _ => false,
-    };
+    let stamp = out.join("kernels.cpp.built");
+    let source = std::fs::read(src).expect("csrc/kernels.cpp");
+    let fresh = lib.exists() && std::fs::read(&stamp).is_ok_and(|s| s == source);
     if fresh {
         println!("cargo:rustc-link-search=native={}", out.display());
         println!("cargo:rustc-link-lib=static=magcl_kernels");
@@ -56,6 +53,7 @@ fn build_kernels(libtorch_lib: &Path) {
         .opt_level(3)
         .warnings(false)
         .compile("magcl_kernels");
+    std::fs::write(&stamp, &source).expect("writing the kernels' build stamp");
 }
 
 fn main() {
