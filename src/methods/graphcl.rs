@@ -4,7 +4,7 @@ use tch::Device;
 
 use super::optim::Adam;
 use super::{views, GraphData, GraphMethod, Tower};
-use crate::augment::{augment_views, AugPolicy};
+use crate::augment::{augment_views, augment_views_here, AugPolicy};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
@@ -170,8 +170,10 @@ impl GraphCl {
 }
 
 impl GraphCl {
-    /// One step on the CPU in plain code: both views' forward passes concurrently
-    /// ([`Tower::view_forward`]), the loss and its gradients with respect to the two
+    /// One step on the CPU in plain code: both views concurrently, each task building its
+    /// own batch (the second augments its graphs on its thread: the same views as
+    /// [`augment_views`], one stream per graph) and running its forward pass
+    /// ([`Tower::view_forward`]), then the loss and its gradients with respect to the two
     /// projections ([`crate::kernels::info_nce`]), then both backward passes concurrently,
     /// at a fraction of libtorch's per-operation cost. The views compute what
     /// [`Self::step_cpu`]'s autograd graph computes, bit for bit; the loss sums in another
@@ -179,15 +181,25 @@ impl GraphCl {
     /// (nothing changed) where the plain-code view does not apply to a batch.
     fn step_views(
         &mut self,
-        original: &Batch,
-        augmented: &Batch,
+        data: &GraphData,
+        ids: &[usize],
+        epoch: usize,
         k1: &[usize],
         k2: &[usize],
     ) -> Option<f64> {
         let slots = self.view_slots.as_ref()?;
-        let model = &self.model;
-        let forward = |b: &Batch, k: &[usize]| model.view_forward(&b.to_tensors(Device::Cpu), k);
-        let (v1, v2) = views::view_pair(|| forward(original, k1), || forward(augmented, k2));
+        let (model, policy, seed) = (&self.model, &self.policy, self.seed);
+        // each view's task collates (and augments) its own batch
+        let first = || {
+            let b = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
+            model.view_forward(&b.to_tensors(Device::Cpu), k1)
+        };
+        let second = || {
+            let augmented = augment_views_here(&data.views, ids, policy, seed, epoch);
+            let b = Batch::collate(&augmented, data.dim);
+            model.view_forward(&b.to_tensors(Device::Cpu), k2)
+        };
+        let (v1, v2) = views::view_pair(first, second);
         let ((z1, stats1, tape1), (z2, stats2, tape2)) = (v1?, v2?);
         let (value, dz1, dz2) = crate::kernels::info_nce(&z1, &z2, &self.loss.cfg);
         let (g1, g2) = views::view_pair(|| tape1.backward(&dz1), || tape2.backward(&dz2));
@@ -231,16 +243,18 @@ impl GraphCl {
 impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
+        let (k1, k2) = self.sampler.sample(step);
+        if device == Device::Cpu {
+            if let Some(loss) = views::on_pool(|| self.step_views(data, ids, epoch, &k1, &k2)) {
+                return Ok(loss);
+            }
+        }
         let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
         let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
         let augmented = Batch::collate(&augmented, data.dim);
-        let (k1, k2) = self.sampler.sample(step);
         if device == Device::Cpu {
             return Ok(views::on_pool(|| {
-                match self.step_views(&original, &augmented, &k1, &k2) {
-                    Some(loss) => loss,
-                    None => self.step_cpu(&original, &augmented, &k1, &k2),
-                }
+                self.step_cpu(&original, &augmented, &k1, &k2)
             }));
         }
         let g1 = original.to_tensors(device);
