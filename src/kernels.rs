@@ -1,9 +1,10 @@
 //! Safe wrappers around `csrc/kernels.cpp` (compiled by `build.rs` against libtorch's
 //! headers): the CPU autograd kernels (sparse product, batch norm, a fused GIN layer) and
-//! a sparse product
-//! for any device, which take and return ordinary tch tensors and take part in autograd
-//! like built-in operations, and an asynchronous read-back of a scalar. The same library
-//! answers MKL's vendor check (`csrc/kernels.cpp`, 4.; checked by this module's tests).
+//! a sparse product for any device, which take and return ordinary tch tensors and take
+//! part in autograd like built-in operations; GraphCL's CPU step in plain code without
+//! autograd ([`view_forward`] / [`ViewTape::backward`] for a view, [`info_nce`] for the
+//! loss); and an asynchronous read-back of a scalar. The same library answers MKL's
+//! vendor check (`csrc/kernels.cpp`, 4.; checked by this module's tests).
 use std::os::raw::c_char;
 
 use tch::Tensor;
