@@ -622,15 +622,20 @@ std::vector<at::Tensor> view_backward(const ViewTape& v, const at::Tensor& dz_in
   return grads;
 }
 
+// Copies an exception's message into `err` (at most err_len − 1 bytes, NUL-terminated).
+void copy_message(const std::exception& e, char* err, size_t err_len) {
+  if (err_len > 0) {
+    std::strncpy(err, e.what(), err_len - 1);
+    err[err_len - 1] = '\0';
+  }
+}
+
 template <typename F>
 at::Tensor* guarded(F f, char* err, size_t err_len) {
   try {
     return new at::Tensor(f());
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return nullptr;
   }
 }
@@ -696,10 +701,7 @@ extern "C" int magcl_set_grad(const at::Tensor* param, const at::Tensor* grad, c
     param->mutable_grad() = grad->detach();
     return 0;
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return 1;
   }
 }
@@ -887,10 +889,7 @@ extern "C" ViewTape* magcl_view_forward(const at::Tensor* const* t, int64_t laye
     for (size_t k = 0; k < st.size(); ++k) stats[k] = new at::Tensor(st[k]);
     return v.release();
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return nullptr;
   }
 }
@@ -908,10 +907,7 @@ extern "C" int magcl_view_backward(const ViewTape* v, const at::Tensor* dz, at::
     for (size_t k = 0; k < g.size(); ++k) grads[k] = new at::Tensor(g[k]);
     return 0;
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return 1;
   }
 }
@@ -933,10 +929,7 @@ extern "C" int magcl_info_nce(const at::Tensor* z1, const at::Tensor* z2, double
     *g2 = new at::Tensor(o.g2);
     return 0;
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return 1;
   }
 }
@@ -967,10 +960,7 @@ extern "C" PendingScalar* magcl_read_later(const at::Tensor* t, char* err, size_
     }
     return p;
   } catch (const std::exception& e) {
-    if (err_len > 0) {
-      std::strncpy(err, e.what(), err_len - 1);
-      err[err_len - 1] = '\0';
-    }
+    copy_message(e, err, err_len);
     return nullptr;
   }
 }

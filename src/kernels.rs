@@ -219,15 +219,10 @@ pub fn batch_norm_train(
     take(out, &err, "batch norm")
 }
 
-/// The parameters of a [`gin_mlp_bn`] layer: two linear layers (weights `out × in`,
-/// biases) and a batch norm (scale, shift, and the buffers its running estimates go to).
+/// The parameters of a [`gin_mlp_bn`] layer, and the buffers its batch norm's running
+/// estimates go to.
 pub struct GinMlpBnParams<'a> {
-    pub w1: &'a Tensor,
-    pub b1: &'a Tensor,
-    pub w2: &'a Tensor,
-    pub b2: &'a Tensor,
-    pub gamma: &'a Tensor,
-    pub beta: &'a Tensor,
+    pub layer: LayerParams<'a>,
     pub running_mean: &'a Tensor,
     pub running_var: &'a Tensor,
 }
@@ -241,12 +236,12 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
     let out = unsafe {
         magcl_gin_mlp_bn(
             x.as_ptr(),
-            p.w1.as_ptr(),
-            p.b1.as_ptr(),
-            p.w2.as_ptr(),
-            p.b2.as_ptr(),
-            p.gamma.as_ptr(),
-            p.beta.as_ptr(),
+            p.layer.w1.as_ptr(),
+            p.layer.b1.as_ptr(),
+            p.layer.w2.as_ptr(),
+            p.layer.b2.as_ptr(),
+            p.layer.gamma.as_ptr(),
+            p.layer.beta.as_ptr(),
             p.running_mean.as_ptr(),
             p.running_var.as_ptr(),
             momentum,

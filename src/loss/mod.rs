@@ -200,6 +200,14 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "expected two float CPU matrices of one shape")]
+    fn plain_code_loss_rejects_mismatched_projections() {
+        let z1 = Tensor::zeros([4, 3], (Kind::Float, Device::Cpu));
+        let z2 = Tensor::zeros([5, 3], (Kind::Float, Device::Cpu));
+        let _ = crate::kernels::info_nce(&z1, &z2, &all_configs()[0]);
+    }
+
+    #[test]
     fn plain_code_loss_matches_the_autograd_form() {
         let _g = crate::rng::torch_lock();
         tch::manual_seed(4);

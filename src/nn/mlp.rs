@@ -204,12 +204,14 @@ pub fn mlp_relu_batch_norm(
     let y = match (&mlp.l1.bs, &mlp.l2.bs, &bn.ws, &bn.bs) {
         (Some(b1), Some(b2), Some(gamma), Some(beta)) if fused && x.size()[0] > 1 => {
             let p = crate::kernels::GinMlpBnParams {
-                w1: &mlp.l1.ws,
-                b1,
-                w2: &mlp.l2.ws,
-                b2,
-                gamma,
-                beta,
+                layer: crate::kernels::LayerParams {
+                    w1: &mlp.l1.ws,
+                    b1,
+                    w2: &mlp.l2.ws,
+                    b2,
+                    gamma,
+                    beta,
+                },
                 running_mean,
                 running_var,
             };
