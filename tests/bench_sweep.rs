@@ -145,6 +145,9 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
+    // the killed run could not remove its scratch folder; the next run does
+    let scratch = std::env::temp_dir().join(format!("magcl-bench-{}", child.id()));
+    assert!(scratch.exists(), "no scratch folder {}", scratch.display());
     let before = rows(&out);
     assert!(
         before.len() >= 4,
@@ -170,6 +173,7 @@ fn kill_and_resume_loses_nothing_and_duplicates_nothing() {
 
     let o = fx.run(&["--out", out_s, "--resume", "--jobs", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!scratch.exists(), "{} left behind", scratch.display());
     let err = stderr(&o);
     assert!(err.contains("repaired"), "{err}");
     assert!(

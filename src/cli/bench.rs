@@ -169,6 +169,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         out.display()
     );
 
+    remove_stale_scratch(&std::env::temp_dir());
     let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
     let result = run_pool(&todo, &file, &worker, &tmp, jobs, threads, &args.device);
@@ -217,6 +218,30 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
             c.config.seed,
             c.hash
         );
+    }
+}
+
+/// Removes the scratch folders (`magcl-bench-PID` in `root`) of earlier runs that were
+/// killed before they could clean up: those whose process no longer exists. Linux only
+/// (it asks `/proc`); elsewhere nothing is removed.
+fn remove_stale_scratch(root: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("magcl-bench-"))
+            .and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
     }
 }
 
