@@ -7,7 +7,7 @@
 //! vendor check (`csrc/kernels.cpp`, 4.; checked by this module's tests).
 use std::os::raw::c_char;
 
-use tch::Tensor;
+use tch::{Device, Kind, Tensor};
 use torch_sys::C_tensor;
 
 use crate::experiment::config::LossConfig;
@@ -430,6 +430,30 @@ pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> (f64, Tensor, Ten
     }
     // SAFETY: on success both are fresh heap tensors we own.
     unsafe { (value, Tensor::from_ptr(g1), Tensor::from_ptr(g2)) }
+}
+
+/// The elements of a contiguous f32 CPU tensor, or `None` for any other tensor.
+pub fn cpu_f32(t: &Tensor) -> Option<&[f32]> {
+    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
+        return None;
+    }
+    let n = t.numel();
+    // SAFETY: a contiguous f32 CPU tensor holds `n` f32 values at its data pointer, alive as
+    // long as the borrowed tensor (callers do not resize it meanwhile).
+    Some(unsafe { std::slice::from_raw_parts(t.data_ptr() as *const f32, n) })
+}
+
+/// [`cpu_f32`] for writing. The caller must be the only user of the storage while the
+/// slice lives (libtorch tensors share storage through handles the borrow checker does
+/// not see).
+#[allow(clippy::mut_from_ref)]
+pub fn cpu_f32_mut(t: &Tensor) -> Option<&mut [f32]> {
+    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
+        return None;
+    }
+    let n = t.numel();
+    // SAFETY: as for `cpu_f32`; exclusive use is the caller's obligation (documented).
+    Some(unsafe { std::slice::from_raw_parts_mut(t.data_ptr() as *mut f32, n) })
 }
 
 /// Makes `grad` the gradient of the leaf `param` (what an optimiser step reads next),

@@ -8,9 +8,9 @@ use crate::augment::{augment_views, augment_views_here, AugPolicy};
 use crate::error::Result;
 use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
+use crate::kernels::{cpu_f32, cpu_f32_mut};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::mlp::{cpu_f32, cpu_f32_mut};
 
 pub struct GraphCl {
     pub model: Tower,
@@ -244,7 +244,7 @@ impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
         let (k1, k2) = self.sampler.sample(step);
-        if device == Device::Cpu {
+        if device == Device::Cpu && self.view_slots.is_some() {
             if let Some(loss) = views::on_pool(|| self.step_views(data, ids, epoch, &k1, &k2)) {
                 return Ok(loss);
             }

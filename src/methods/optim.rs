@@ -6,9 +6,10 @@
 //! 6–9 ms MUTAG step (`examples/graph_profile.rs`, dev box). The fused form computes the same update per element (same formula
 //! and order, f32 arithmetic; libtorch's vector kernels may round its multiply-adds
 //! differently, so results agree to rounding, not bit for bit).
-use tch::{nn, Device, Kind, Tensor};
+use tch::{nn, Kind, Tensor};
 
 use crate::error::Result;
+use crate::kernels::{cpu_f32, cpu_f32_mut};
 
 /// β₁, β₂ and ε as the references configure Adam.
 const BETA1: f64 = 0.9;
@@ -26,9 +27,7 @@ impl Adam {
     /// CPU tensors, libtorch's otherwise.
     pub fn new(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<Adam> {
         let params = vs.trainable_variables();
-        let fusable = params
-            .iter()
-            .all(|p| p.device() == Device::Cpu && p.kind() == Kind::Float && p.is_contiguous());
+        let fusable = params.iter().all(|p| cpu_f32(p).is_some());
         if fusable {
             Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay)))
         } else {
@@ -102,19 +101,22 @@ impl FusedAdam {
             let bias2 = 1.0 - BETA2.powi(t);
             let step_size = (self.lr / bias1) as f32;
             let sqrt_bias2 = bias2.sqrt() as f32;
-            let n = p.numel();
-            // SAFETY: `p`, its moments and `g` are distinct contiguous f32 CPU tensors of `n`
-            // elements (checked at construction for `p`; the moments are its zeros_like;
-            // `g` was made contiguous f32 above and has the parameter's shape), alive for
-            // the loop, and nothing else runs on them meanwhile.
-            let (p, m, v, g) = unsafe {
-                (
-                    std::slice::from_raw_parts_mut(p.data_ptr() as *mut f32, n),
-                    std::slice::from_raw_parts_mut(self.exp_avg[k].data_ptr() as *mut f32, n),
-                    std::slice::from_raw_parts_mut(self.exp_avg_sq[k].data_ptr() as *mut f32, n),
-                    std::slice::from_raw_parts(g.data_ptr() as *const f32, n),
-                )
-            };
+            // `p` was checked at construction, the moments are its zeros_like, and `g` was
+            // made contiguous f32 above with the parameter's shape; the four are distinct
+            // tensors that nothing else touches during the loop.
+            const FUSED: &str =
+                "a fused parameter, its moments and its gradient are contiguous f32 CPU tensors";
+            let (p, m, v, g) = (
+                cpu_f32_mut(p).expect(FUSED),
+                cpu_f32_mut(&self.exp_avg[k]).expect(FUSED),
+                cpu_f32_mut(&self.exp_avg_sq[k]).expect(FUSED),
+                cpu_f32(&g).expect(FUSED),
+            );
+            let n = p.len();
+            assert!(
+                m.len() == n && v.len() == n && g.len() == n,
+                "{FUSED} of one size"
+            );
             for i in 0..n {
                 let gi = if wd != 0.0 { g[i] + wd * p[i] } else { g[i] };
                 m[i] = m[i] * b1 + gi * (1.0 - b1);
@@ -129,6 +131,7 @@ impl FusedAdam {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tch::Device;
 
     #[test]
     fn fused_adam_follows_libtorchs_adam() {

@@ -2,6 +2,8 @@
 use tch::nn::{self, Module, ModuleT};
 use tch::{Device, Kind, Tensor};
 
+use crate::kernels::{cpu_f32, cpu_f32_mut};
+
 /// Weight initialisation of linear layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Init {
@@ -125,7 +127,8 @@ impl BatchStats {
     }
 
     /// The batch mean and unbiased variance.
-    pub fn parts(&self) -> (&Tensor, &Tensor) {
+    #[cfg(test)]
+    pub(crate) fn parts(&self) -> (&Tensor, &Tensor) {
         (&self.mean, &self.var)
     }
 
@@ -159,30 +162,6 @@ impl BatchStats {
             });
         }
     }
-}
-
-/// The elements of a contiguous f32 CPU tensor, or `None` for any other tensor.
-pub(crate) fn cpu_f32(t: &Tensor) -> Option<&[f32]> {
-    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
-        return None;
-    }
-    let n = t.numel();
-    // SAFETY: a contiguous f32 CPU tensor holds `n` f32 values at its data pointer, alive as
-    // long as the borrowed tensor (callers do not resize it meanwhile).
-    Some(unsafe { std::slice::from_raw_parts(t.data_ptr() as *const f32, n) })
-}
-
-/// [`cpu_f32`] for writing. The caller must be the only user of the storage while the
-/// slice lives (libtorch tensors share storage through handles the borrow checker does
-/// not see).
-#[allow(clippy::mut_from_ref)]
-pub(crate) fn cpu_f32_mut(t: &Tensor) -> Option<&mut [f32]> {
-    if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
-        return None;
-    }
-    let n = t.numel();
-    // SAFETY: as for `cpu_f32`; exclusive use is the caller's obligation (documented).
-    Some(unsafe { std::slice::from_raw_parts_mut(t.data_ptr() as *mut f32, n) })
 }
 
 /// `BN(ReLU(mlp(x)))` in training mode, GraphCL's GIN layer after its propagation. With
