@@ -1,9 +1,10 @@
 //! Randomly mutated real files fed to every parser: each call returns `Ok` or `Err`, never
-//! panics (a panic fails the property). TU and Planetoid files come from the mirror; the
-//! npz parser gets the hand-made fixtures (no real npz file is available here).
+//! panics (a panic fails the property). TU and Planetoid files come from the mirror (MUTAG,
+//! Cora) where it has them, else from the small committed fixtures (TINY, tiny), so the
+//! properties run on every machine; the npz parser gets the hand-made fixtures.
 mod data_support;
 
-use data_support::{fixtures, mirror};
+use data_support::{available, fixtures};
 use magcl::data::planetoid::{parse_planetoid, PlanetoidFiles, SUFFIXES};
 use magcl::data::tu::{parse_tu, TuFile, TuSources};
 use magcl::data::{npz, pickle};
@@ -94,6 +95,10 @@ fn read_all(dir: &Path, names: &[String]) -> Files {
 fn mutag() -> &'static Files {
     static F: OnceLock<Files> = OnceLock::new();
     F.get_or_init(|| {
+        let (dir, prefix) = match available(&["MUTAG"]) {
+            Ok(m) => (m.join("tu/MUTAG"), "MUTAG"),
+            Err(_) => (fixtures().join("tu/good/TINY"), "TINY"),
+        };
         let names: Vec<String> = [
             "A",
             "graph_indicator",
@@ -102,17 +107,24 @@ fn mutag() -> &'static Files {
             "edge_labels",
         ]
         .iter()
-        .map(|s| format!("MUTAG_{s}.txt"))
+        .map(|s| format!("{prefix}_{s}.txt"))
         .collect();
-        read_all(&mirror().join("tu/MUTAG"), &names)
+        read_all(&dir, &names)
     })
 }
 
 fn cora() -> &'static Files {
     static F: OnceLock<Files> = OnceLock::new();
     F.get_or_init(|| {
-        let names: Vec<String> = SUFFIXES.iter().map(|s| format!("ind.cora.{s}")).collect();
-        read_all(&mirror().join("planetoid"), &names)
+        let (dir, prefix) = match available(&["Cora"]) {
+            Ok(m) => (m.join("planetoid"), "cora"),
+            Err(_) => (fixtures().join("planetoid/tiny"), "tiny"),
+        };
+        let names: Vec<String> = SUFFIXES
+            .iter()
+            .map(|s| format!("ind.{prefix}.{s}"))
+            .collect();
+        read_all(&dir, &names)
     })
 }
 

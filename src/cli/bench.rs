@@ -120,6 +120,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
 
+    resolve_datasets(&cells)?;
     let (file, existing) = ResultsFile::open(&out, args.resume)?;
     if existing.repaired_bytes > 0 {
         eprintln!(
@@ -188,6 +189,43 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         bail!(
             "{failed} of {} cells failed; fix the cause and rerun with --resume to run only those",
             todo.len()
+        );
+    }
+    Ok(())
+}
+
+/// Makes sure every dataset of the sweep is available (cached, or fetched now from the
+/// mirror or the network) before the first cell starts, so an offline sweep fails once,
+/// naming what is missing, instead of launching every cell into the same failure.
+fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
+    let cfg = crate::data::DataConfig::from_env();
+    let mut names: Vec<&str> = cells.iter().map(|c| c.config.dataset.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut missing = Vec::new();
+    for name in names {
+        let result = if let Some(path) = name.trim().strip_prefix("tu:") {
+            crate::data::load_graph_dataset(&format!("tu:{path}"), &cfg).map(|_| ())
+        } else if let Some(path) = name.trim().strip_prefix("npz:") {
+            crate::data::load_node_dataset(&format!("npz:{path}"), &cfg).map(|_| ())
+        } else {
+            match crate::data::registry::find(name) {
+                Some(d) => crate::data::source::fetch(&d, &cfg).map(|_| ()),
+                // synthetic-node:... and other generated names need no files.
+                None => Ok(()),
+            }
+        };
+        if let Err(e) = result {
+            missing.push(format!("  {name}: {e}"));
+        }
+    }
+    if !missing.is_empty() {
+        bail!(
+            "{} dataset(s) of this sweep cannot be obtained, so no cell was started:\n{}\nProvide them through {} (a local folder or http(s) URL laid out like the dataset mirror), the network, or the cache ({}), or leave them out with --only dataset=...",
+            missing.len(),
+            missing.join("\n"),
+            crate::data::source::ENV_MIRROR,
+            cfg.cache_dir.display()
         );
     }
     Ok(())

@@ -20,13 +20,26 @@ Names (case-insensitive):
     IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K, and the embedded `synthetic`
     (BA-2Motifs style, no files needed; `synthetic:GRAPHS[:SEED]` for other sizes/seeds)
   node classification: Cora, CiteSeer, PubMed, Amazon-Computers, Amazon-Photo, Coauthor-CS
-  any folder of TU-format files: tu:PATH/NAME (files NAME_A.txt, NAME_graph_indicator.txt, ...)
+  any dataset of the TU collection (graphlearning.io), e.g. ENZYMES, DHFR, COX2, BZR:
+    fetched from the collection like the built-in ones; its sha256 is recorded in the
+    cache on first fetch and a later fetch of other bytes is reported
+  your own graph sets: tu:PATH/NAME (a folder of TU-format files NAME_A.txt,
+    NAME_graph_indicator.txt, NAME_graph_labels.txt, optional NAME_node_labels.txt, ...)
+  your own node-level graph: npz:PATH (arrays x, edge_index, y, optional masks; see
+    docs/datasets.md)
+
+Node features of graph sets (`feature_rule` in `datasets info`): the published setting on
+  the datasets GraphCL and AD-GCL were published on; otherwise from the data: one-hot node
+  labels and/or node attributes where present, the constant feature where neither is.
 
 Examples:
   magcl datasets list
   magcl datasets fetch MUTAG PROTEINS Cora
   magcl datasets info NCI1
   magcl datasets info CiteSeer --json
+  magcl datasets info ENZYMES
+  magcl datasets info tu:./mydata/MYSET
+  magcl datasets info npz:./mygraph.npz
   MAGCL_DATA_MIRROR=../shared/datasets magcl datasets fetch IMDB-BINARY";
 
 /// List, fetch and describe datasets.
@@ -72,7 +85,8 @@ pub struct FetchArgs {
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// Dataset name (case-insensitive), `synthetic[:GRAPHS[:SEED]]` or `tu:PATH`.
+    /// Dataset name (case-insensitive; built-in or any TU collection name),
+    /// `synthetic[:GRAPHS[:SEED]]`, `tu:PATH/NAME` or `npz:PATH`.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Print one JSON object (keys: name, kind and the statistics) instead of a table.
@@ -174,6 +188,9 @@ fn list(cfg: &DataConfig, json: bool) -> anyhow::Result<()> {
         }
         println!();
         print_table(&rows);
+        println!(
+            "\nAlso accepted: any dataset of the TU collection by name (e.g. ENZYMES, DHFR), tu:PATH/NAME for a folder of TU-format files, npz:PATH for one node-level graph (see `magcl datasets --help`)."
+        );
     }
     Ok(())
 }
@@ -184,8 +201,8 @@ fn fetch(cfg: &DataConfig, names: &[String]) -> anyhow::Result<()> {
         let result = registry::lookup(name)
             .map_err(anyhow::Error::from)
             .and_then(|d| {
-                let cached = source::is_cached(d, cfg);
-                let path = source::fetch(d, cfg)?;
+                let cached = source::is_cached(&d, cfg);
+                let path = source::fetch(&d, cfg)?;
                 Ok((d, cached, path))
             });
         match result {
@@ -223,7 +240,11 @@ impl Info {
             DatasetKind::Graph => {
                 let ds =
                     load_graph_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
-                Info::Graph(graph_stats(&ds)?)
+                let mut stats = graph_stats(&ds)?;
+                if let Some(d) = registry::find(name).filter(|d| !registry::is_builtin(d.name)) {
+                    stats.source_sha256 = source::tu_source_record(cfg, d.name).map(|(sha, _)| sha);
+                }
+                Info::Graph(stats)
             }
             DatasetKind::Node => {
                 let ds = load_node_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
@@ -255,6 +276,7 @@ impl Info {
                 kv("avg_nodes", format!("{:.2}", s.avg_nodes)),
                 kv("avg_edges", format!("{:.2}", s.avg_edges)),
                 kv("feature_dim", s.feature_dim.to_string()),
+                kv("feature_rule", s.feature_rule.clone()),
                 kv(
                     "class_counts",
                     s.class_counts
@@ -263,7 +285,14 @@ impl Info {
                         .collect::<Vec<_>>()
                         .join(" / "),
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(
+                s.source_sha256
+                    .as_ref()
+                    .map(|sha| kv("source_sha256", sha.clone())),
+            )
+            .collect(),
             Info::Node(s) => vec![
                 kv("name", s.name.clone()),
                 kv("kind", s.kind.to_string()),

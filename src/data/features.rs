@@ -7,8 +7,13 @@
 //! | `labels+attributes` | both | one-hot labels, then attributes |
 //! | `constant` | 1 | x = 1 for every node |
 //! | `degree` / `degree:N` | N + 1 | one-hot degree; degrees >= N share the last column ([`DEFAULT_DEGREE_CAP`] = 64) |
-//! | `graphcl` | preset | `labels` for MUTAG, PTC_MR, DD, PROTEINS, NCI1, NCI109; `constant` otherwise (GraphCL / SimGRACE code) |
-//! | `adgcl` | preset | `constant` everywhere (AD-GCL code) |
+//! | `auto` | from the data | `labels+attributes` if the dataset has node labels and attributes, `labels` or `attributes` if it has one of them, `constant` if neither |
+//! | `graphcl` | preset | the published setting on the datasets GraphCL / SimGRACE were published on (`labels` for MUTAG, PTC_MR, DD, PROTEINS, NCI1, NCI109; `constant` for IMDB-BINARY, IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K); `auto` for every other dataset |
+//! | `adgcl` | preset | `constant` on the built-in TU sets (the AD-GCL code gives every node the feature 1); `auto` for every other dataset |
+//!
+//! The presets go by the dataset's name, which for `tu:PATH/NAME` is the folder's name:
+//! a copy of MUTAG's files in `tu:/data/MUTAG` gets MUTAG's published features, one in
+//! `tu:/data/MYSET` gets `auto`'s (for MUTAG's files both are its 7 one-hot node labels).
 //!
 //! Spec names are case-insensitive. A kind the dataset cannot provide (e.g. `labels` on
 //! IMDB-BINARY, which has no node labels) is an error that lists what it can provide.
@@ -18,9 +23,34 @@ use crate::error::{Error, Result};
 /// Default degree cap of `degree`: columns for degrees 0..63 and one for 64 and more.
 pub const DEFAULT_DEGREE_CAP: usize = 64;
 
-/// Datasets for which the `graphcl` preset uses one-hot node labels.
+/// Datasets for which the `graphcl` preset uses one-hot node labels (published setting).
 pub const GRAPHCL_LABEL_DATASETS: [&str; 6] =
     ["MUTAG", "PTC_MR", "DD", "PROTEINS", "NCI1", "NCI109"];
+
+/// Datasets for which the `graphcl` preset uses the constant feature (published setting:
+/// they have neither node labels nor attributes).
+pub const GRAPHCL_CONSTANT_DATASETS: [&str; 5] = [
+    "IMDB-BINARY",
+    "IMDB-MULTI",
+    "COLLAB",
+    "REDDIT-BINARY",
+    "REDDIT-MULTI-5K",
+];
+
+/// Datasets for which the `adgcl` preset uses the constant feature: the built-in TU sets.
+pub const ADGCL_CONSTANT_DATASETS: [&str; 11] = [
+    "MUTAG",
+    "PTC_MR",
+    "DD",
+    "PROTEINS",
+    "NCI1",
+    "NCI109",
+    "IMDB-BINARY",
+    "IMDB-MULTI",
+    "COLLAB",
+    "REDDIT-BINARY",
+    "REDDIT-MULTI-5K",
+];
 
 /// Node features of every graph of a dataset.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,7 +84,56 @@ impl std::fmt::Display for FeatureKind {
 }
 
 const SPEC_HELP: &str =
-    "expected one of labels, attributes, labels+attributes, constant, degree, degree:N, graphcl, adgcl";
+    "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, graphcl, adgcl";
+
+/// What the data offers: `auto`'s choice.
+fn from_data(ds: &GraphDataset) -> FeatureKind {
+    let (labels, attrs) = contents(ds);
+    match (labels, attrs) {
+        (true, true) => FeatureKind::LabelsAndAttributes,
+        (true, false) => FeatureKind::Labels,
+        (false, true) => FeatureKind::Attributes,
+        (false, false) => FeatureKind::Constant,
+    }
+}
+
+/// (has node labels, has node attributes), each for every graph.
+fn contents(ds: &GraphDataset) -> (bool, bool) {
+    let has_labels = !ds.graphs.is_empty() && ds.graphs.iter().all(|g| g.node_labels.is_some());
+    let has_attrs = ds.node_attr_dim > 0 && ds.graphs.iter().all(|g| g.node_attributes.is_some());
+    (has_labels, has_attrs)
+}
+
+/// A spec resolved for one dataset: the kind, and in words why (`datasets info`'s
+/// `feature_rule`, e.g. "graphcl: labels (published setting for MUTAG)").
+pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
+    let kind = resolve(ds, spec)?;
+    let s = spec.trim().to_ascii_lowercase();
+    let name = ds.name.to_ascii_uppercase();
+    let published = match s.as_str() {
+        "graphcl" => {
+            GRAPHCL_LABEL_DATASETS.contains(&name.as_str())
+                || GRAPHCL_CONSTANT_DATASETS.contains(&name.as_str())
+        }
+        "adgcl" => ADGCL_CONSTANT_DATASETS.contains(&name.as_str()),
+        _ => false,
+    };
+    let why = if published {
+        format!("{s}: {kind} (published setting for {})", ds.name)
+    } else if matches!(s.as_str(), "graphcl" | "adgcl" | "auto") {
+        let (l, a) = contents(ds);
+        let has = match (l, a) {
+            (true, true) => "node labels and attributes",
+            (true, false) => "node labels",
+            (false, true) => "node attributes",
+            (false, false) => "neither node labels nor attributes",
+        };
+        format!("{s}: {kind} (from the data: {has})")
+    } else {
+        format!("{kind} (chosen explicitly)")
+    };
+    Ok((kind, why))
+}
 
 /// Resolves a spec (kind or preset) for a dataset into a concrete kind.
 pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
@@ -67,15 +146,24 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
         "degree" => FeatureKind::Degree {
             cap: DEFAULT_DEGREE_CAP,
         },
+        "auto" => from_data(ds),
         "graphcl" => {
             let name = ds.name.to_ascii_uppercase();
             if GRAPHCL_LABEL_DATASETS.contains(&name.as_str()) {
                 FeatureKind::Labels
-            } else {
+            } else if GRAPHCL_CONSTANT_DATASETS.contains(&name.as_str()) {
                 FeatureKind::Constant
+            } else {
+                from_data(ds)
             }
         }
-        "adgcl" => FeatureKind::Constant,
+        "adgcl" => {
+            if ADGCL_CONSTANT_DATASETS.contains(&ds.name.to_ascii_uppercase().as_str()) {
+                FeatureKind::Constant
+            } else {
+                from_data(ds)
+            }
+        }
         other => match other.strip_prefix("degree:") {
             Some(n) => {
                 let cap: usize = n.trim().parse().map_err(|_| {
@@ -103,8 +191,7 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
 
 /// The feature kinds a dataset can provide.
 pub fn available_kinds(ds: &GraphDataset) -> Vec<String> {
-    let has_labels = ds.graphs.iter().all(|g| g.node_labels.is_some()) && !ds.graphs.is_empty();
-    let has_attrs = ds.node_attr_dim > 0 && ds.graphs.iter().all(|g| g.node_attributes.is_some());
+    let (has_labels, has_attrs) = contents(ds);
     let mut v = Vec::new();
     if has_labels {
         v.push("labels".to_string());
@@ -121,8 +208,7 @@ pub fn available_kinds(ds: &GraphDataset) -> Vec<String> {
 }
 
 fn check_available(ds: &GraphDataset, kind: FeatureKind, spec: &str) -> Result<()> {
-    let has_labels = !ds.graphs.is_empty() && ds.graphs.iter().all(|g| g.node_labels.is_some());
-    let has_attrs = ds.node_attr_dim > 0 && ds.graphs.iter().all(|g| g.node_attributes.is_some());
+    let (has_labels, has_attrs) = contents(ds);
     let missing = match kind {
         FeatureKind::Labels if !has_labels => Some("node labels (no NAME_node_labels.txt)"),
         FeatureKind::Attributes if !has_attrs => {
@@ -157,7 +243,7 @@ pub fn feature_dim(ds: &GraphDataset, spec: &str) -> Result<usize> {
     Ok(kind_dim(ds, resolve(ds, spec)?))
 }
 
-fn kind_dim(ds: &GraphDataset, kind: FeatureKind) -> usize {
+pub fn kind_dim(ds: &GraphDataset, kind: FeatureKind) -> usize {
     match kind {
         FeatureKind::Labels => ds.node_label_values.len(),
         FeatureKind::Attributes => ds.node_attr_dim,

@@ -389,6 +389,220 @@ pub fn parse_gnn_benchmark(name: &str, path: &Path, bytes: &[u8]) -> Result<Node
     })
 }
 
+/// The arrays of magcl's own node-level format (`npz:PATH`), documented in
+/// `docs/datasets.md`:
+///
+/// | array | dtype, shape | meaning |
+/// |---|---|---|
+/// | `x` | float, `(n, f)` | node features, dense; or the four CSR arrays below |
+/// | `x_data`, `x_indices`, `x_indptr`, `x_shape` | float `(nnz,)`, int `(nnz,)`, int `(n+1,)`, int `(2,)` | node features as CSR (scipy's `csr_matrix` `.data`, `.indices`, `.indptr`, `.shape`) |
+/// | `edge_index` | int, `(2, m)` | edges as source/target rows (PyG's layout); or `edges` |
+/// | `edges` | int, `(m, 2)` | edges as one pair per row |
+/// | `y` | int, `(n,)` | class id of every node, `0..C` |
+/// | `train_mask`, `val_mask`, `test_mask` | bool, `(n,)` | optional, all three or none: a fixed split, disjoint |
+///
+/// Edges are read as undirected: direction, duplicates and self-loops are dropped.
+pub const USER_ARRAYS: [&str; 11] = [
+    "x",
+    "x_data",
+    "x_indices",
+    "x_indptr",
+    "x_shape",
+    "edge_index",
+    "edges",
+    "y",
+    "train_mask",
+    "val_mask",
+    "test_mask",
+];
+
+/// Builds a node dataset from magcl's own `.npz` layout ([`USER_ARRAYS`]).
+pub fn parse_user_graph(name: &str, path: &Path, bytes: &[u8]) -> Result<NodeDataset> {
+    let arrays = read_npz_arrays(path, bytes, &USER_ARRAYS)?;
+    let bad = |msg: String| Error::file(path, msg);
+    // Labels first: they fix the number of nodes.
+    let y = arrays.get("y").ok_or_else(|| {
+        bad("missing array y (one class id per node); expected the arrays x (or x_data, x_indices, x_indptr, x_shape), edge_index (or edges), y and optionally train_mask, val_mask, test_mask".into())
+    })?;
+    if y.shape.len() != 1 {
+        return Err(bad(format!(
+            "array y: expected one class id per node (1 dimension), found shape {:?}",
+            y.shape
+        )));
+    }
+    let raw = ints(path, y, "y")?;
+    let n = raw.len();
+    if n == 0 || n > u32::MAX as usize {
+        return Err(bad(format!(
+            "array y has {n} entries; expected 1 to {} nodes",
+            u32::MAX
+        )));
+    }
+    let mut labels = Vec::with_capacity(n);
+    for (i, &l) in raw.iter().enumerate() {
+        if !(0..=i64::from(u32::MAX - 1)).contains(&l) {
+            return Err(bad(format!(
+                "array y: entry {i} is {l}; expected a class id >= 0"
+            )));
+        }
+        labels.push(l as u32);
+    }
+    let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
+
+    let features = match (arrays.get("x"), arrays.contains_key("x_data")) {
+        (Some(_), true) => {
+            return Err(bad(
+                "both x and x_data are present; give the features once, dense (x) or as CSR (x_data, x_indices, x_indptr, x_shape)".into(),
+            ))
+        }
+        (Some(x), false) => {
+            if x.shape.len() != 2 {
+                return Err(bad(format!(
+                    "array x: expected 2 dimensions (nodes, features), found shape {:?}",
+                    x.shape
+                )));
+            }
+            CsrMatrix::from_dense(x.shape[0], x.shape[1], &x.to_f64())
+        }
+        (None, true) => csr(path, &arrays, "x")?,
+        (None, false) => {
+            return Err(bad(
+                "missing node features: expected array x (nodes × features) or x_data, x_indices, x_indptr, x_shape".into(),
+            ))
+        }
+    };
+    if features.rows != n {
+        return Err(bad(format!(
+            "the features have {} rows; expected one per node ({n}, the length of y)",
+            features.rows
+        )));
+    }
+    if let Some(k) = features.data.iter().position(|v| !v.is_finite()) {
+        let row = features.indptr.partition_point(|&p| p <= k) - 1;
+        return Err(bad(format!(
+            "the features of node {row} contain a non-finite value ({}); expected finite numbers",
+            features.data[k]
+        )));
+    }
+
+    let (pairs, key) = match (arrays.get("edge_index"), arrays.get("edges")) {
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                "both edge_index and edges are present; give the edges once".into(),
+            ))
+        }
+        (Some(e), None) => {
+            if e.shape.len() != 2 || e.shape[0] != 2 {
+                return Err(bad(format!(
+                    "array edge_index: expected shape (2, edges), found {:?}",
+                    e.shape
+                )));
+            }
+            let v = ints(path, e, "edge_index")?;
+            let m = e.shape[1];
+            (
+                (0..m).map(|j| (v[j], v[m + j])).collect::<Vec<_>>(),
+                "edge_index",
+            )
+        }
+        (None, Some(e)) => {
+            if e.shape.len() != 2 || e.shape[1] != 2 {
+                return Err(bad(format!(
+                    "array edges: expected shape (edges, 2), found {:?}",
+                    e.shape
+                )));
+            }
+            let v = ints(path, e, "edges")?;
+            (v.chunks(2).map(|p| (p[0], p[1])).collect(), "edges")
+        }
+        (None, None) => {
+            return Err(bad(
+                "missing edges: expected array edge_index (2 × edges) or edges (edges × 2)".into(),
+            ))
+        }
+    };
+    let mut edges = Vec::with_capacity(pairs.len());
+    for (j, &(u, v)) in pairs.iter().enumerate() {
+        for w in [u, v] {
+            if !(0..n as i64).contains(&w) {
+                return Err(bad(format!(
+                    "array {key}: edge {j} ({u}, {v}) names node {w}; nodes are 0..{}",
+                    n - 1
+                )));
+            }
+        }
+        if u != v {
+            edges.push((u.min(v) as u32, u.max(v) as u32));
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+
+    let masks: Vec<Option<&NdArray>> = ["train_mask", "val_mask", "test_mask"]
+        .iter()
+        .map(|k| arrays.get(*k))
+        .collect();
+    let public_split = match masks.iter().filter(|m| m.is_some()).count() {
+        0 => None,
+        3 => {
+            let mut owner: Vec<Option<&str>> = vec![None; n];
+            let mut sets: Vec<Vec<u32>> = Vec::new();
+            for (key, m) in ["train_mask", "val_mask", "test_mask"].iter().zip(&masks) {
+                let m = m.expect("all three present");
+                if m.shape != [n] {
+                    return Err(bad(format!(
+                        "array {key}: expected shape ({n},) (one flag per node), found {:?}",
+                        m.shape
+                    )));
+                }
+                let flags = ints(path, m, key)?;
+                let mut set = Vec::new();
+                for (i, &f) in flags.iter().enumerate() {
+                    match f {
+                        0 => {}
+                        1 => {
+                            if let Some(other) = owner[i] {
+                                return Err(bad(format!(
+                                    "masks overlap: node {i} is in both {other} and {key}; the split must be disjoint"
+                                )));
+                            }
+                            owner[i] = Some(key);
+                            set.push(i as u32);
+                        }
+                        _ => {
+                            return Err(bad(format!(
+                                "array {key}: entry {i} is {f}; expected booleans (0 or 1)"
+                            )))
+                        }
+                    }
+                }
+                if set.is_empty() {
+                    return Err(bad(format!("array {key} selects no node")));
+                }
+                sets.push(set);
+            }
+            let test = sets.pop().expect("three sets");
+            let val = sets.pop().expect("three sets");
+            let train = sets.pop().expect("three sets");
+            Some(super::Split { train, val, test })
+        }
+        _ => {
+            return Err(bad(
+                "give all three of train_mask, val_mask, test_mask or none (then the random split of the preset is used)".into(),
+            ))
+        }
+    };
+    Ok(NodeDataset {
+        name: name.to_string(),
+        num_nodes: n,
+        edges,
+        features,
+        labels,
+        num_classes,
+        public_split,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

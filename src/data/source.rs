@@ -140,6 +140,9 @@ pub fn load_graph_dataset(name: &str, cfg: &DataConfig) -> Result<GraphDataset> 
 /// Loads a node-classification dataset by name (case-insensitive), fetching it into the
 /// cache first if needed. Features are raw; see [`super::CsrMatrix::row_normalized`].
 pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
+    if let Some(path) = name.trim().strip_prefix("npz:") {
+        return load_user_npz(Path::new(path));
+    }
     if let Some((n, e, f, c, seed)) = synthetic_node_params(name)? {
         return Ok(synthetic::planted_partition(n, e, f, c, seed));
     }
@@ -206,6 +209,9 @@ pub fn disk_size(path: &Path) -> u64 {
 /// The kind of a dataset name as [`load_graph_dataset`]/[`load_node_dataset`] accept it.
 pub fn kind_of(name: &str) -> Result<DatasetKind> {
     let name = name.trim();
+    if name.starts_with("npz:") {
+        return Ok(DatasetKind::Node);
+    }
     if name.starts_with("tu:") || synthetic_params(name)?.is_some() {
         return Ok(DatasetKind::Graph);
     }
@@ -279,6 +285,37 @@ fn synthetic_params(name: &str) -> Result<Option<(usize, u64)>> {
         return Err(bad());
     }
     Ok(Some((graphs, seed)))
+}
+
+/// The largest `npz:PATH` file read (it is read whole).
+pub const MAX_USER_NPZ_BYTES: u64 = 4 << 30;
+
+/// `npz:PATH`: one attributed graph in magcl's own layout ([`npz::parse_user_graph`]),
+/// named after the file (without `.npz`).
+fn load_user_npz(path: &Path) -> Result<NodeDataset> {
+    let meta = fs::metadata(path).map_err(|e| io_err(path, "cannot read", e))?;
+    if !meta.is_file() {
+        return Err(Error::file(
+            path,
+            "not a regular file; expected an .npz archive",
+        ));
+    }
+    if meta.len() > MAX_USER_NPZ_BYTES {
+        return Err(Error::file(
+            path,
+            format!(
+                "{} bytes is larger than the {MAX_USER_NPZ_BYTES} bytes accepted",
+                meta.len()
+            ),
+        ));
+    }
+    let bytes = fs::read(path).map_err(|e| io_err(path, "cannot read", e))?;
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("npz")
+        .to_string();
+    npz::parse_user_graph(&name, path, &bytes)
 }
 
 /// `tu:PATH`: the folder's name is the file prefix.
@@ -408,7 +445,11 @@ fn download(url: &str, dest: &Path, rel: &str) -> Result<Got> {
     let resp = agent()
         .get(url)
         .call()
-        .map_err(|e| Error::Data(format!("{url}: download failed: {e}")))?;
+        .map_err(|e| {
+            Error::Data(format!(
+                "{url}: download failed: {e} (offline? set {ENV_MIRROR} to a local folder or http(s) URL laid out like the dataset mirror: tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz)"
+            ))
+        })?;
     let status = resp.status().as_u16();
     if status == 404 || status == 410 {
         return Ok(Got::Absent(format!("{url}: not found (HTTP {status})")));
@@ -589,24 +630,26 @@ fn ensure_tu(name: &str, cfg: &DataConfig) -> Result<PathBuf> {
     if tu_complete(&target, name) {
         return Ok(target);
     }
-    let tmp = temp_dir_in(&parent, name)?;
+    let created = Created::before(&parent);
+    fetch_tu(name, cfg, &parent, &target).inspect_err(|_| created.undo())
+}
+
+fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Result<PathBuf> {
+    let tmp = temp_dir_in(parent, name)?;
     let mut misses = Vec::new();
-    let from_mirror = match Place::of_mirror(cfg) {
-        Some(m) => match tu_from_mirror(&m, name, tmp.path())? {
-            None => true,
-            Some(why) => {
-                misses.push(why);
-                false
-            }
-        },
-        None => false,
-    };
-    if !from_mirror {
+    let mut source = None;
+    if let Some(m) = Place::of_mirror(cfg) {
+        match tu_from_mirror(&m, name, tmp.path())? {
+            None => source = cfg.mirror.clone(),
+            Some(why) => misses.push(why),
+        }
+    }
+    if source.is_none() {
         let url = format!("{TU_URL}/{name}.zip");
         let zip_tmp = tempfile::Builder::new()
             .prefix(&format!(".{name}.zip.partial-"))
-            .tempfile_in(&parent)
-            .map_err(|e| io_err(&parent, "cannot create a temporary file", e))?;
+            .tempfile_in(parent)
+            .map_err(|e| io_err(parent, "cannot create a temporary file", e))?;
         let got =
             download(&url, zip_tmp.path(), &format!("tu/{name}/{name}.zip")).map_err(|e| {
                 if misses.is_empty() {
@@ -623,11 +666,91 @@ fn ensure_tu(name: &str, cfg: &DataConfig) -> Result<PathBuf> {
             )));
         }
         unpack_tu_zip(zip_tmp.path(), name, tmp.path())?;
+        source = Some(url);
     }
     // Structure check before anything enters the cache.
     tu::load_tu_dir(tmp.path(), name)?;
-    commit_dir(tmp, &target, |p| tu_complete(p, name))?;
-    Ok(target)
+    if !registry::is_builtin(name) {
+        let digest = tu_digest(tmp.path(), name)?;
+        record_tu_source(parent, name, &digest, source.as_deref().unwrap_or("?"))?;
+    }
+    commit_dir(tmp, target, |p| tu_complete(p, name))?;
+    Ok(target.to_path_buf())
+}
+
+/// The folders a fetch may create (the cache folder and one below it), to be removed again
+/// if the fetch fails and they are still empty: a failed fetch leaves nothing behind.
+struct Created(Vec<PathBuf>);
+
+impl Created {
+    fn before(dir: &Path) -> Created {
+        let missing = dir
+            .ancestors()
+            .take_while(|p| !p.as_os_str().is_empty() && !p.exists())
+            .map(Path::to_path_buf)
+            .collect();
+        Created(missing)
+    }
+
+    /// Removes the folders that did not exist before, deepest first, where empty.
+    fn undo(&self) {
+        for d in &self.0 {
+            let _ = fs::remove_dir(d);
+        }
+    }
+}
+
+/// The sha256 of a TU dataset's files as fetched: sha256 over the lines
+/// `FILE_NAME SHA256_OF_FILE` of its `NAME_*.txt` files in name order. It does not depend
+/// on whether the files came unpacked from a mirror or in a zip.
+pub fn tu_digest(dir: &Path, name: &str) -> Result<String> {
+    let mut files: Vec<String> = fs::read_dir(dir)
+        .map_err(|e| io_err(dir, "cannot list", e))?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|f| f.starts_with(&format!("{name}_")) && f.ends_with(".txt"))
+        .collect();
+    files.sort();
+    let mut all = sha2::Sha256::new();
+    for f in files {
+        let path = dir.join(&f);
+        let mut h = sha2::Sha256::new();
+        let mut file = File::open(&path).map_err(|e| io_err(&path, "cannot read", e))?;
+        std::io::copy(&mut file, &mut h).map_err(|e| io_err(&path, "cannot read", e))?;
+        all.update(format!("{f} {}\n", checksums::hex(&h.finalize())).as_bytes());
+    }
+    Ok(checksums::hex(&all.finalize()))
+}
+
+/// Where the record of a TU dataset without known checksums lives: beside its folder, so
+/// it outlives a deleted folder and a later fetch can be compared with the first.
+fn tu_record_path(parent: &Path, name: &str) -> PathBuf {
+    parent.join(format!(".{name}.sha256"))
+}
+
+/// The recorded `(sha256, source)` of a TU dataset without known checksums, if fetched.
+pub fn tu_source_record(cfg: &DataConfig, name: &str) -> Option<(String, String)> {
+    let text = fs::read_to_string(tu_record_path(&cfg.cache_dir.join("tu"), name)).ok()?;
+    let (sha, source) = text.trim().split_once(' ')?;
+    Some((sha.to_string(), source.to_string()))
+}
+
+/// Records what was fetched; if an earlier fetch recorded other bytes, says so on stderr.
+fn record_tu_source(parent: &Path, name: &str, digest: &str, source: &str) -> Result<()> {
+    let path = tu_record_path(parent, name);
+    if let Ok(old) = fs::read_to_string(&path) {
+        if let Some((old_sha, old_source)) = old.trim().split_once(' ') {
+            if old_sha != digest {
+                eprintln!(
+                    "warning: {name}: the files fetched now from {source} (sha256 {digest}) differ from those fetched earlier from {old_source} (sha256 {old_sha}); results may not be comparable with earlier runs"
+                );
+            }
+        }
+    }
+    let tmp = path.with_extension("sha256.partial");
+    fs::write(&tmp, format!("{digest} {source}\n"))
+        .and_then(|()| fs::rename(&tmp, &path))
+        .map_err(|e| io_err(&path, "cannot record the fetched dataset's sha256", e))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -639,7 +762,17 @@ fn ensure_planetoid(prefix: &str, cfg: &DataConfig) -> Result<PathBuf> {
     if planetoid_complete(&target, prefix) {
         return Ok(target);
     }
-    let tmp = temp_dir_in(&parent, prefix)?;
+    let created = Created::before(&parent);
+    fetch_planetoid(prefix, cfg, &parent, target).inspect_err(|_| created.undo())
+}
+
+fn fetch_planetoid(
+    prefix: &str,
+    cfg: &DataConfig,
+    parent: &Path,
+    target: PathBuf,
+) -> Result<PathBuf> {
+    let tmp = temp_dir_in(parent, prefix)?;
     for s in planetoid::SUFFIXES {
         let file = format!("ind.{prefix}.{s}");
         fetch_one(
@@ -660,6 +793,12 @@ fn ensure_npz(file: &str, cfg: &DataConfig) -> Result<PathBuf> {
     if target.is_file() {
         return Ok(target);
     }
+    let created = Created::before(&parent);
+    fetch_npz(file, cfg, &parent, target).inspect_err(|_| created.undo())
+}
+
+fn fetch_npz(file: &str, cfg: &DataConfig, parent: &Path, target: PathBuf) -> Result<PathBuf> {
+    let parent = parent.to_path_buf();
     fs::create_dir_all(&parent).map_err(|e| io_err(&parent, "cannot create cache folder", e))?;
     let tmp = tempfile::Builder::new()
         .prefix(&format!(".{file}.partial-"))

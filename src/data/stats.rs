@@ -1,6 +1,6 @@
 //! Summary statistics of a dataset, as `magcl datasets info` prints them. Edges are
 //! undirected and counted once, after deduplication and self-loop removal.
-use super::features::feature_dim;
+use super::features::{explain, kind_dim};
 use super::{GraphDataset, NodeDataset};
 use crate::error::Result;
 use serde::Serialize;
@@ -19,8 +19,16 @@ pub struct GraphStats {
     pub avg_edges: f64,
     /// Feature width under the default `graphcl` features.
     pub feature_dim: usize,
+    /// How the `graphcl` features were chosen, e.g. "graphcl: labels (published setting
+    /// for MUTAG)" or "graphcl: labels+attributes (from the data: node labels and
+    /// attributes)".
+    pub feature_rule: String,
     /// Graphs per class index (classes in ascending order of their original label).
     pub class_counts: Vec<usize>,
+    /// For a TU dataset without a built-in checksum: the sha256 recorded when it was
+    /// fetched (see `data::source::tu_digest`); a later fetch of other bytes is reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_sha256: Option<String>,
 }
 
 /// Statistics of a node-classification dataset. The split sizes are `None` where the
@@ -40,6 +48,7 @@ pub struct NodeStats {
 }
 
 pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
+    let (kind, feature_rule) = explain(ds, "graphcl")?;
     let graphs = ds.graphs.len();
     let nodes = ds.num_nodes();
     let edges = ds.num_edges();
@@ -59,8 +68,10 @@ pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
         classes: ds.num_classes(),
         avg_nodes: per(nodes),
         avg_edges: per(edges),
-        feature_dim: feature_dim(ds, "graphcl")?,
+        feature_dim: kind_dim(ds, kind),
+        feature_rule,
         class_counts: ds.class_counts(),
+        source_sha256: None,
     })
 }
 

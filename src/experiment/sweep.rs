@@ -38,6 +38,9 @@ pub fn known_dataset(name: &str) -> Option<Task> {
     if name.trim().starts_with("tu:") {
         return Some(Task::Graph);
     }
+    if name.trim().starts_with("npz:") {
+        return Some(Task::Node);
+    }
     if matches!(
         crate::data::source::synthetic_node_params(name),
         Ok(Some(_))
@@ -50,7 +53,7 @@ pub fn known_dataset(name: &str) -> Option<Task> {
     })
 }
 
-/// All names [`known_dataset`] accepts (for error messages).
+/// The built-in names (for error messages; any TU collection name is accepted too).
 fn dataset_names() -> Vec<&'static str> {
     crate::data::registry::KNOWN
         .iter()
@@ -452,7 +455,10 @@ impl Section {
                             .find(|k| k.eq_ignore_ascii_case(name))
                             .map(|k| format!(" (did you mean '{k}'?)"))
                             .unwrap_or_else(|| {
-                                format!("; known datasets: {}", dataset_names().join(", "))
+                                format!(
+                                    "; built-in datasets: {} (any name of the TU collection, tu:PATH/NAME and npz:PATH work too)",
+                                    dataset_names().join(", ")
+                                )
                             });
                         return Err(
                             src.err(span.clone(), format!("unknown dataset '{name}'{hint}"))

@@ -3,32 +3,167 @@
 use magcl::data::DataConfig;
 use std::path::{Path, PathBuf};
 
-/// The dataset mirror: `$MAGCL_DATA_MIRROR`, else `../shared/datasets` beside the crate.
-pub fn mirror() -> PathBuf {
-    let p = std::env::var_os("MAGCL_DATA_MIRROR")
+/// Where the real datasets come from in tests: `$MAGCL_DATA_MIRROR`, else `../shared/datasets`
+/// beside the crate (it may not exist: a user's fresh clone has neither).
+fn configured_mirror() -> PathBuf {
+    std::env::var_os("MAGCL_DATA_MIRROR")
         .filter(|m| !m.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"));
-    assert!(
-        p.join("tu/MUTAG/MUTAG_A.txt").is_file(),
-        "dataset mirror not found at {}; set MAGCL_DATA_MIRROR to a folder laid out like shared/datasets",
-        p.display()
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"))
+}
+
+/// A mirror folder filled from the network by earlier test runs (see [`obtain`]).
+fn network_mirror() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("magcl-test-mirror")
+}
+
+/// The file every test run appends its skip lines to; `make test` prints it at the end.
+pub fn skip_log() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped-tests.log")
+}
+
+/// Whether a mirror folder holds the files of a known dataset.
+fn mirror_has(mirror: &Path, name: &str) -> bool {
+    let d = magcl::data::registry::lookup(name).expect("a known dataset name");
+    match d.origin {
+        magcl::data::registry::Origin::Tu => {
+            let dir = mirror.join("tu").join(d.name);
+            dir.join(format!("{}_A.txt", d.name)).is_file()
+                || dir.join(format!("{}.zip", d.name)).is_file()
+        }
+        magcl::data::registry::Origin::Planetoid { prefix } => magcl::data::planetoid::SUFFIXES
+            .iter()
+            .all(|s| mirror.join(format!("planetoid/ind.{prefix}.{s}")).is_file()),
+        magcl::data::registry::Origin::GnnBenchmark { file } => {
+            mirror.join("npz").join(file).is_file()
+        }
+        magcl::data::registry::Origin::Synthetic => true,
+    }
+}
+
+/// Tries once per test process to download `name` (no mirror) and lays it out as a mirror
+/// under [`network_mirror`]. Offline this fails at once (the name does not resolve).
+fn fetch_into_network_mirror(name: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static TRIED: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
+    let tried = TRIED.get_or_init(Default::default);
+    let mut tried = tried.lock().unwrap();
+    if let Some(&ok) = tried.get(name) {
+        return ok;
+    }
+    let root = network_mirror();
+    let cfg = DataConfig::new(root.join(".cache"));
+    let d = magcl::data::registry::lookup(name).expect("a known dataset name");
+    let ok = match magcl::data::source::fetch(&d, &cfg) {
+        Ok(Some(path)) => lay_out_as_mirror(&d, &path, &root).is_ok(),
+        Ok(None) => true,
+        Err(_) => false,
+    };
+    tried.insert(name.to_string(), ok);
+    ok
+}
+
+/// Copies a cached dataset into the mirror layout (which differs from the cache's only for
+/// Planetoid: `planetoid/ind.PREFIX.*` instead of `planetoid/PREFIX/ind.PREFIX.*`).
+fn lay_out_as_mirror(
+    d: &magcl::data::registry::KnownDataset,
+    cached: &Path,
+    root: &Path,
+) -> std::io::Result<()> {
+    use magcl::data::registry::Origin;
+    let dest = match d.origin {
+        Origin::Tu => root.join("tu").join(d.name),
+        Origin::Planetoid { .. } => root.join("planetoid"),
+        Origin::GnnBenchmark { .. } => root.join("npz"),
+        Origin::Synthetic => return Ok(()),
+    };
+    std::fs::create_dir_all(&dest)?;
+    if cached.is_file() {
+        std::fs::copy(cached, dest.join(cached.file_name().unwrap()))?;
+        return Ok(());
+    }
+    for e in std::fs::read_dir(cached)? {
+        let p = e?.path();
+        std::fs::copy(&p, dest.join(p.file_name().unwrap()))?;
+    }
+    Ok(())
+}
+
+/// A mirror folder that holds every dataset in `names`, or `None` after one loud line per
+/// missing dataset: the test is then skipped (it returns early). Sources, in order: the
+/// configured mirror (`$MAGCL_DATA_MIRROR`, else `../shared/datasets`), a mirror filled
+/// from the network by an earlier test run, the network. With `MAGCL_REQUIRE_DATA=1` a
+/// missing dataset fails the test instead.
+///
+/// Use: `let Some(mirror) = data_support::obtain("test_name", &["MUTAG"]) else { return };`
+pub fn obtain(test: &str, names: &[&str]) -> Option<PathBuf> {
+    match available(names) {
+        Ok(mirror) => Some(mirror),
+        Err(missing) => {
+            skip(
+                test,
+                &format!(
+                    "needs the dataset(s) {} — not in the mirror {} and not downloadable (offline?)",
+                    missing.join(", "),
+                    configured_mirror().display()
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Like [`obtain`] without reporting anything: the mirror folder, or the missing names.
+pub fn available(names: &[&str]) -> Result<PathBuf, Vec<String>> {
+    let configured = configured_mirror();
+    if names.iter().all(|n| mirror_has(&configured, n)) {
+        return Ok(configured);
+    }
+    let net = network_mirror();
+    let missing: Vec<String> = names
+        .iter()
+        .filter(|n| !mirror_has(&net, n) && !fetch_into_network_mirror(n))
+        .map(|n| n.to_string())
+        .collect();
+    if missing.is_empty() {
+        Ok(net)
+    } else {
+        Err(missing)
+    }
+}
+
+/// Reports a skipped test: one loud line on stderr and in [`skip_log`], or, with
+/// `MAGCL_REQUIRE_DATA=1`, a failure.
+pub fn skip(test: &str, why: &str) {
+    let line = format!(
+        "SKIPPED {test}: {why}; set MAGCL_DATA_MIRROR to a folder laid out like shared/datasets, or run with network access"
     );
-    p
+    if std::env::var("MAGCL_REQUIRE_DATA").is_ok_and(|v| v == "1") {
+        panic!(
+            "MAGCL_REQUIRE_DATA=1 and {}",
+            line.trim_start_matches("SKIPPED ")
+        );
+    }
+    eprintln!("{line}");
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(skip_log())
+    {
+        let _ = f.write_all(format!("{line}\n").as_bytes());
+    }
 }
 
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data")
 }
 
-/// A fresh temporary cache with the shared mirror.
-pub fn cache_with_mirror() -> (tempfile::TempDir, DataConfig) {
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let cfg = DataConfig {
-        cache_dir: tmp.path().to_path_buf(),
-        mirror: Some(mirror().display().to_string()),
-    };
-    (tmp, cfg)
+/// A fresh temporary cache with a mirror that holds `names` (see [`obtain`]); `None`: skip.
+pub fn cache_with_mirror(test: &str, names: &[&str]) -> Option<(tempfile::TempDir, DataConfig)> {
+    let mirror = obtain(test, names)?;
+    Some(cache_with(&mirror.display().to_string()))
 }
 
 /// A fresh temporary cache with the given mirror (folder or URL).
