@@ -269,6 +269,11 @@ fn verdict_table_against_hand_made_claims() {
     golden("report_claims_verdict.md", &md);
     golden("report_claims_verdict.csv", &csv);
     assert!(md.contains("1 claim(s) on another metric are not shown"));
+    // Every table line has as many cells as the header (no stray '|' in a cell).
+    let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(table.len(), 2 + 7);
+    assert!(table.iter().all(|l| cells(l) == cells(table[0])), "{md}");
 
     let rows = csv_records(&csv);
     let get = |id: &str| -> Vec<&std::collections::HashMap<String, String>> {
@@ -313,6 +318,21 @@ fn verdict_table_against_hand_made_claims() {
 #[test]
 fn nmi_claims_join_on_the_nmi_report() {
     let md = report(&[CSV, "--metric", "nmi", "--claims", CLAIMS]);
+    // NMI bars: the axis break is stated at the NMI's precision.
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("nmi.svg");
+    report(&[CSV, "--metric", "nmi", "--plot", svg.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("y axis starts at 0.40 (axis break), not 0"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report(&[
+        CSV, "--metric", "nmi", "--claims", CLAIMS, "--format", "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["verdicts"]["rows"][0]["verdict"], "confirmed");
+    assert_eq!(json["verdicts"]["rows"][0]["claim"]["id"], "cora-nmi");
     let line = md
         .lines()
         .find(|l| l.starts_with("| cora-nmi |"))

@@ -147,7 +147,11 @@ fn draw_bar_panel(
     let broken = y0 > 0.0;
     let y1 = hi + (pad * 1.6).max((hi - y0) * 0.35); // room for the legend
     let caption = if broken {
-        format!("{method} — y axis starts at {y0} (axis break), not 0")
+        let prec = match metric {
+            Metric::Accuracy => 0,
+            Metric::Nmi => 2,
+        };
+        format!("{method} — y axis starts at {y0:.prec$} (axis break), not 0")
     } else {
         method.to_string()
     };
