@@ -1,10 +1,11 @@
 //! `magcl report`: summarise result CSVs.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use crate::report::{plot, render, write_file, Metric, Report};
+use crate::report::claims::{verdict_csv, verdict_markdown, ClaimsFile};
+use crate::report::{plot, raster, render, write_file, HolmScope, Metric, Report};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
@@ -14,10 +15,13 @@ pub enum Format {
 }
 
 /// Summarise result CSVs: mean ± std (ddof = 1), 95% t-intervals, and baseline vs +MA
-/// comparisons paired by seed (paired t-test, Wilcoxon signed-rank, Cohen's d_z, Holm).
+/// comparisons paired by seed (Δ with its 95% interval, the minimum detectable effect at
+/// 80% power, paired t-test, Wilcoxon signed-rank, Cohen's d_z, Holm).
 ///
 /// Several files (e.g. the shards of one sweep) are read as one; rows with the same
-/// config hash count once.
+/// config hash count once. With --claims, the paper's claims are set beside the
+/// measurements with a verdict each (confirmed / contradicted / cannot tell / not
+/// measured; definitions in the output and in docs/report.md).
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result CSVs written by `magcl bench`.
@@ -26,36 +30,103 @@ pub struct ReportArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value = "md")]
     pub format: Format,
-    /// Also draw a paired bar plot (one panel per method) to this SVG file; a sweep
-    /// with a grid over two keys also gets heat maps in FILE-heatmap.svg.
+    /// Also draw a paired bar plot (one panel per method; each seed a dot) to this SVG
+    /// file and a PNG beside it; a sweep with a grid over two keys also gets heat maps in
+    /// FILE-heatmap.svg/.png.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Draw a forest plot to this SVG file and a PNG beside it: one line per comparison
+    /// (per claim and comparison with --claims), Δ with its 95% interval, the claimed Δ,
+    /// a line at 0.
+    #[arg(long, value_name = "FILE.svg")]
+    pub forest: Option<PathBuf>,
     /// The metric to summarise: accuracy or nmi.
     #[arg(long, default_value = "accuracy")]
     pub metric: String,
+    /// Family of Holm's correction: `family` (the default: over the datasets of one
+    /// method, evaluator, split, MA setting and variant) or `table` (over every
+    /// comparison of the report).
+    #[arg(long, default_value = "family", value_name = "family|table")]
+    pub holm: String,
+    /// A claims file (e.g. benchmarks/claims/ma_gcl_paper.toml): adds the verdict table
+    /// (claim Δ | measured Δ [95% CI] | MDE | verdict) to the report.
+    #[arg(long, value_name = "FILE.toml")]
+    pub claims: Option<PathBuf>,
+    /// Also write the verdict table on its own as markdown (needs --claims).
+    #[arg(long, value_name = "FILE.md", requires = "claims")]
+    pub verdict_md: Option<PathBuf>,
+    /// Also write the verdict table as CSV (needs --claims).
+    #[arg(long, value_name = "FILE.csv", requires = "claims")]
+    pub verdict_csv: Option<PathBuf>,
+}
+
+/// Writes an SVG and its PNG copy (same stem, `.png`).
+fn write_svg_and_png(path: &Path, svg: &str) -> anyhow::Result<()> {
+    write_file(path, svg)?;
+    eprintln!("wrote {}", path.display());
+    let png = path.with_extension("png");
+    raster::write_png(&png, svg)?;
+    eprintln!("wrote {}", png.display());
+    Ok(())
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let metric = Metric::parse(&args.metric)?;
-    let report = Report::from_files(&args.files, metric)?;
+    let mut report = Report::from_files(&args.files, metric)?;
+    report.set_holm_scope(HolmScope::parse(&args.holm)?);
+    if let Some(path) = &args.claims {
+        let claims = ClaimsFile::read(path)?;
+        report.add_claims(path, &claims);
+    }
     let text = match args.format {
         Format::Md => render::markdown(&report),
         Format::Csv => render::csv(&report)?,
         Format::Json => render::json(&report)?,
     };
     print!("{text}");
+    if let Some(v) = &report.verdicts {
+        if let Some(p) = &args.verdict_md {
+            let md = format!(
+                "# MA-GCL's claims against magcl's measurements: {}\n\nFrom {}.\n\n{}",
+                metric.as_str(),
+                args.files
+                    .iter()
+                    .map(|f| format!("`{}`", f.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                verdict_markdown(v, metric)
+            );
+            write_file(p, &md)?;
+            eprintln!("wrote {}", p.display());
+        }
+        if let Some(p) = &args.verdict_csv {
+            write_file(p, &verdict_csv(v, metric)?)?;
+            eprintln!("wrote {}", p.display());
+        }
+    }
     if let Some(path) = &args.plot {
         let svg = plot::bars(&report)?;
-        write_file(path, &svg)?;
-        eprintln!("wrote {}", path.display());
+        write_svg_and_png(path, &svg)?;
         if let Some(heat) = plot::heatmap(&report)? {
             let stem = path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .context("--plot needs a file name")?;
             let hp = path.with_file_name(format!("{stem}-heatmap.svg"));
-            write_file(&hp, &heat)?;
-            eprintln!("wrote {}", hp.display());
+            write_svg_and_png(&hp, &heat)?;
+        }
+    }
+    if let Some(path) = &args.forest {
+        match plot::forest(&report)? {
+            Some(svg) => write_svg_and_png(path, &svg)?,
+            None => eprintln!(
+                "no forest plot: the report has no baseline-vs-MA comparison{}",
+                if report.verdicts.is_some() {
+                    " that matches a claim"
+                } else {
+                    ""
+                }
+            ),
         }
     }
     Ok(())

@@ -10,9 +10,14 @@
 //!   baseline without a variant), over the seeds present in both. Δ = +MA − baseline.
 //! - Paired t-test (two-sided), Wilcoxon signed-rank test (two-sided, scipy's defaults:
 //!   see [`crate::stats`]), Cohen's d_z = mean(Δ) / std(Δ).
-//! - Holm's correction runs over the datasets of one family = (method, evaluator, MA
-//!   setting, variant), separately for the t-test and the Wilcoxon p-values.
+//! - Holm's correction runs, by default, over the datasets of one family = (method,
+//!   evaluator, MA setting, variant), separately for the t-test and the Wilcoxon
+//!   p-values; [`HolmScope::Table`] runs it over every comparison of the report instead.
+//! - Each comparison carries the 95% t-interval of Δ and its minimum detectable effect
+//!   (80% power, two-sided α = 0.05, the pairs present, the observed std of Δ).
 //! - Comparisons with fewer than 5 pairs are flagged.
+//! - Node-level groups are split by the evaluation split (`public` / `random`): runs on
+//!   different test sets are different experiments.
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +27,9 @@ use crate::error::{Error, Result};
 use crate::experiment::results::{read_rows, ResultRow};
 use crate::stats::{self, PairedComparison, Summary};
 
+pub mod claims;
 pub mod plot;
+pub mod raster;
 pub mod render;
 
 /// Comparisons with fewer pairs than this are flagged.
@@ -76,6 +83,41 @@ pub struct GroupKey {
     pub evaluator: String,
     pub ma: String,
     pub variant: String,
+    /// Node level: the evaluation split (`public` or `random`); empty at graph level.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub split: String,
+}
+
+/// Over which comparisons Holm's correction runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HolmScope {
+    /// Over the datasets of one (method, evaluator, MA setting, variant).
+    #[default]
+    Family,
+    /// Over every comparison in the report.
+    Table,
+}
+
+impl HolmScope {
+    pub fn parse(s: &str) -> Result<HolmScope> {
+        match s {
+            "family" => Ok(HolmScope::Family),
+            "table" | "all" => Ok(HolmScope::Table),
+            _ => Err(Error::Config(format!(
+                "unknown Holm scope '{s}': expected family or table"
+            ))),
+        }
+    }
+    /// What the family is, in words (printed with every Holm column).
+    pub fn describe(self) -> &'static str {
+        match self {
+            HolmScope::Family => {
+                "over the datasets of one family (method, evaluator, split, MA setting, variant)"
+            }
+            HolmScope::Table => "over every comparison in this report (the whole table)",
+        }
+    }
 }
 
 /// Summary of one group.
@@ -119,8 +161,13 @@ pub struct Report {
     pub missing_metric: usize,
     pub groups: Vec<Group>,
     pub comparisons: Vec<Comparison>,
+    /// Over which comparisons the Holm columns were corrected.
+    pub holm_scope: HolmScope,
     /// Runs whose record carries warnings (result files with a `warnings` column).
     pub warned: Vec<WarnedRun>,
+    /// The paper's claims joined with the comparisons (`magcl report --claims`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdicts: Option<claims::Verdicts>,
 }
 
 /// A run that warned, e.g. about one embedding dimension dominating the others.
@@ -184,6 +231,7 @@ fn group_sort_key(k: &GroupKey) -> impl Ord {
     (
         method_sort_key(&k.method),
         k.evaluator.clone(),
+        k.split.clone(),
         k.ma != "none",
         k.ma.clone(),
         variant_sort_key(&k.variant),
@@ -258,6 +306,7 @@ impl Report {
                 evaluator: r.evaluator.clone(),
                 ma: r.ma.clone(),
                 variant: r.variant.clone(),
+                split: node_split(r),
             };
             values
                 .entry(key)
@@ -289,7 +338,8 @@ impl Report {
             })
             .collect();
         groups.sort_by_key(|g| group_sort_key(&g.key));
-        let comparisons = compare(&groups);
+        let mut comparisons = compare(&groups);
+        apply_holm(&mut comparisons, HolmScope::Family);
         Ok(Report {
             metric,
             files: Vec::new(),
@@ -298,8 +348,31 @@ impl Report {
             missing_metric,
             groups,
             comparisons,
+            holm_scope: HolmScope::Family,
             warned,
+            verdicts: None,
         })
+    }
+
+    /// Recomputes the Holm columns over `scope` (and the verdicts' Holm column).
+    pub fn set_holm_scope(&mut self, scope: HolmScope) {
+        apply_holm(&mut self.comparisons, scope);
+        self.holm_scope = scope;
+        if let Some(v) = &mut self.verdicts {
+            v.holm_scope = scope;
+            for m in v.rows.iter_mut().filter_map(|r| r.measured.as_mut()) {
+                m.p_t_holm = self
+                    .comparisons
+                    .iter()
+                    .find(|c| c.key == m.key)
+                    .and_then(|c| c.p_t_holm);
+            }
+        }
+    }
+
+    /// Joins a claims file (see [`claims`]).
+    pub fn add_claims(&mut self, file: &Path, c: &claims::ClaimsFile) {
+        self.verdicts = Some(claims::join(self, c, file));
     }
 
     /// Datasets in table order.
@@ -311,8 +384,11 @@ impl Report {
     }
 }
 
+/// A baseline's identity: (dataset, method, evaluator, split, variant).
+type BaselineKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str);
+
 fn compare(groups: &[Group]) -> Vec<Comparison> {
-    let baselines: HashMap<(&str, &str, &str, &str), &Group> = groups
+    let baselines: HashMap<BaselineKey, &Group> = groups
         .iter()
         .filter(|g| g.key.ma == "none")
         .map(|g| {
@@ -321,6 +397,7 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
                     g.key.dataset.as_str(),
                     g.key.method.as_str(),
                     g.key.evaluator.as_str(),
+                    g.key.split.as_str(),
                     g.key.variant.as_str(),
                 ),
                 g,
@@ -335,6 +412,7 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
                 k.dataset.as_str(),
                 k.method.as_str(),
                 k.evaluator.as_str(),
+                k.split.as_str(),
                 k.variant.as_str(),
             ))
             .or_else(|| {
@@ -342,6 +420,7 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
                     k.dataset.as_str(),
                     k.method.as_str(),
                     k.evaluator.as_str(),
+                    k.split.as_str(),
                     "",
                 ))
             });
@@ -377,18 +456,26 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
             p_wilcoxon_holm: None,
         });
     }
-    // Holm within each family (method, evaluator, ma, variant) across datasets.
-    let mut families: BTreeMap<(String, String, String, String), Vec<usize>> = BTreeMap::new();
+    out
+}
+
+/// Fills the Holm columns: within each family (method, evaluator, split, MA setting,
+/// variant) across datasets, or over all comparisons.
+fn apply_holm(out: &mut [Comparison], scope: HolmScope) {
+    let mut families: BTreeMap<(String, String, String, String, String), Vec<usize>> =
+        BTreeMap::new();
     for (i, c) in out.iter().enumerate() {
-        families
-            .entry((
+        let family = match scope {
+            HolmScope::Family => (
                 c.key.method.clone(),
                 c.key.evaluator.clone(),
+                c.key.split.clone(),
                 c.key.ma.clone(),
                 c.key.variant.clone(),
-            ))
-            .or_default()
-            .push(i);
+            ),
+            HolmScope::Table => Default::default(),
+        };
+        families.entry(family).or_default().push(i);
     }
     for idx in families.values() {
         let pt: Vec<Option<f64>> = idx
@@ -406,7 +493,6 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
             out[i].p_wilcoxon_holm = hw[j];
         }
     }
-    out
 }
 
 /// Reads the value of `key` out of a variant label such as `ma.view1=[0,2] ma.view2=[0,4]`.
@@ -420,11 +506,25 @@ pub fn variant_keys(variant: &str) -> Vec<(String, String)> {
 
 /// Writes `text` to `path` (creating its folder).
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    write_bytes(path, text.as_bytes())
+}
+
+/// Writes `bytes` to `path` (creating its folder).
+pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
     }
-    std::fs::write(path, text).map_err(|e| Error::file(path, format!("cannot write: {e}")))
+    std::fs::write(path, bytes).map_err(|e| Error::file(path, format!("cannot write: {e}")))
+}
+
+/// The evaluation split of a node-level row (`node.split` of its config); empty for
+/// graph-level rows and configs that do not record it.
+fn node_split(r: &ResultRow) -> String {
+    serde_json::from_str::<serde_json::Value>(&r.config)
+        .ok()
+        .and_then(|c| c["node"]["split"].as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The method part of a group key: the method, with the node-level preset appended

@@ -3,16 +3,23 @@
 //! fontconfig) is needed to draw; the viewer renders the text.
 //!
 //! - [`bars`]: one panel per method, datasets on the x axis, the baseline and each +MA
-//!   setting as side-by-side bars (mean over seeds) with ±std error bars — like the
-//!   paper's graph-classification figure.
+//!   setting as side-by-side bars (mean over seeds) with ±std error bars and every seed's
+//!   value as a dot — like the paper's graph-classification figure. Bars start at 0, or
+//!   the axis starts at a round value below the data and says so: a break mark on the
+//!   axis and "y axis starts at …" in the panel title.
 //! - [`heatmap`]: for sweeps with a grid over two keys (e.g. `ma.view1` × `ma.view2`),
-//!   one panel per (dataset, method, MA setting) with the mean of every grid point.
+//!   one panel per (dataset, method, MA setting) with the mean of every grid point; each
+//!   panel has its own colour scale, shown by its colour bar.
+//! - [`forest`]: one line per comparison: Δ with its 95% interval, the paper's claimed Δ
+//!   (with `--claims`), a line at 0.
+//!
+//! [`super::raster`] turns any of them into a PNG.
 use std::collections::BTreeMap;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::render::method_name;
+use super::render::{method_label, method_name};
 use super::{dataset_sort_key, variant_keys, Group, Metric, Report};
 use crate::error::{Error, Result};
 
@@ -57,7 +64,7 @@ pub fn bars(r: &Report) -> Result<String> {
         } else {
             format!("{label} [{}]", g.key.variant)
         };
-        let method = format!("{} ({})", method_name(&g.key.method), g.key.evaluator);
+        let method = format!("{} ({})", method_label(&g.key), g.key.evaluator);
         let mi = match methods.iter().position(|(m, _)| *m == method) {
             Some(i) => i,
             None => {
@@ -121,22 +128,35 @@ fn draw_bar_panel(
     for (_, m) in settings {
         for g in m.values() {
             let s = g.summary.std.unwrap_or(0.0);
-            lo = lo.min(g.summary.mean - s);
-            hi = hi.max(g.summary.mean + s);
+            lo = lo.min(g.summary.mean - s).min(g.summary.min);
+            hi = hi.max(g.summary.mean + s).max(g.summary.max);
         }
     }
     if !lo.is_finite() || !hi.is_finite() {
         return Ok(());
     }
     let pad = ((hi - lo) * 0.15).max(0.5 * 10f64.powi(-(metric.decimals() as i32) + 1));
-    // Bars start at a floor below the data (like the paper's figure), not at zero.
-    let y0 = match metric {
-        Metric::Accuracy => (lo - pad).max(0.0),
-        Metric::Nmi => (lo - pad).max(0.0),
+    // Honest axis: the axis starts at a round value below the data (5 points of
+    // accuracy, 0.05 of NMI); when that is above 0 the axis is broken, and the panel
+    // says so with a break mark and in its title.
+    let step = match metric {
+        Metric::Accuracy => 5.0,
+        Metric::Nmi => 0.05,
     };
-    let y1 = hi + pad * 1.6; // room for the legend
+    let y0 = (((lo - pad) / step).floor() * step).max(0.0);
+    let broken = y0 > 0.0;
+    let y1 = hi + (pad * 1.6).max((hi - y0) * 0.35); // room for the legend
+    let caption = if broken {
+        let prec = match metric {
+            Metric::Accuracy => 0,
+            Metric::Nmi => 2,
+        };
+        format!("{method} — y axis starts at {y0:.prec$} (axis break), not 0")
+    } else {
+        method.to_string()
+    };
     let mut chart = ChartBuilder::on(panel)
-        .caption(method, ("sans-serif", 20))
+        .caption(caption, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(56)
@@ -154,6 +174,31 @@ fn draw_bar_panel(
     // Dataset names under the bar groups (plotters' automatic ticks need not fall on
     // the group centres, so they are placed here).
     let base = panel.get_base_pixel();
+    if broken {
+        // Break mark: a white gap with two slanted strokes across the y axis, just above
+        // its lowest value.
+        let (ax, ay) = chart.backend_coord(&(-0.5, y0));
+        let (x, y) = (ax - base.0, ay - base.1 - 14);
+        panel
+            .draw(&Polygon::new(
+                vec![
+                    (x - 7, y - 1),
+                    (x + 7, y - 5),
+                    (x + 7, y + 2),
+                    (x - 7, y + 6),
+                ],
+                WHITE.filled(),
+            ))
+            .map_err(perr)?;
+        for dy in [-1, 6] {
+            panel
+                .draw(&PathElement::new(
+                    vec![(x - 8, y + dy), (x + 8, y + dy - 5)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(perr)?;
+        }
+    }
     for (i, ds) in datasets.iter().enumerate() {
         let (px, py) = chart.backend_coord(&(i as f64, y0));
         panel
@@ -177,10 +222,17 @@ fn draw_bar_panel(
         };
         let mut rects = Vec::new();
         let mut errs = Vec::new();
+        let mut dots = Vec::new();
         for (i, ds) in datasets.iter().enumerate() {
             if let Some(g) = groups.get(ds) {
                 let x0 = i as f64 - 0.4 + j as f64 * bar_w;
                 let mean = g.summary.mean;
+                // Every seed's value, spread evenly across the middle of the bar.
+                let k = g.by_seed.len().max(1) as f64;
+                for (s, v) in g.by_seed.values().enumerate() {
+                    let x = x0 + bar_w * (0.25 + 0.5 * (s as f64 + 0.5) / k);
+                    dots.push(Circle::new((x, *v), 2, BLACK.filled()));
+                }
                 rects.push(Rectangle::new(
                     [(x0 + bar_w * 0.05, y0), (x0 + bar_w * 0.95, mean)],
                     color.filled(),
@@ -202,6 +254,11 @@ fn draw_bar_panel(
             .label(label.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         chart.draw_series(errs).map_err(perr)?;
+        let dots = chart.draw_series(dots).map_err(perr)?;
+        if j == 0 {
+            dots.label("one seed")
+                .legend(|(x, y)| Circle::new((x + 6, y), 2, BLACK.filled()));
+        }
     }
     chart
         .configure_series_labels()
@@ -295,6 +352,7 @@ fn draw_heat_panel(
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))
         .margin(12)
+        .margin_right(96) // the colour bar
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(-0.5f64..(nx as f64 - 0.5), -0.5f64..(ny as f64 - 0.5))
@@ -327,6 +385,51 @@ fn draw_heat_panel(
         label(y, (px - 6, py), Pos::new(HPos::Right, VPos::Center))?;
     }
     let d = metric.decimals();
+    // The colour bar of this panel's scale: lo (bottom) to hi (top).
+    let (bx, top) = chart.backend_coord(&(nx as f64 - 0.5, ny as f64 - 0.5));
+    let (_, bottom) = chart.backend_coord(&(nx as f64 - 0.5, -0.5));
+    let (bx, top, bottom) = (bx - base.0 + 16, top - base.1, bottom - base.1);
+    let steps = 48;
+    let span = (bottom - top).max(1);
+    for s in 0..steps {
+        let y_hi = top + span * s / steps;
+        let y_lo = top + span * (s + 1) / steps;
+        let t = 1.0 - (s as f64 + 0.5) / steps as f64;
+        area.draw(&Rectangle::new(
+            [(bx, y_hi), (bx + 14, y_lo)],
+            viridis(t).filled(),
+        ))
+        .map_err(perr)?;
+    }
+    area.draw(&Rectangle::new(
+        [(bx, top), (bx + 14, bottom)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(perr)?;
+    for (v, y) in [
+        (hi, top),
+        ((lo + hi) / 2.0, (top + bottom) / 2),
+        (lo, bottom),
+    ] {
+        area.draw(&Text::new(
+            format!("{v:.d$}"),
+            (bx + 18, y),
+            ("sans-serif", 11)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(perr)?;
+    }
+    area.draw(&Text::new(
+        format!("mean {}", metric_label(metric)),
+        (bx - 4, top - 6),
+        ("sans-serif", 11)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Left, VPos::Bottom)),
+    ))
+    .map_err(perr)?;
     for (i, x) in xs.iter().enumerate() {
         for (j, y) in ys.iter().enumerate() {
             let Some(v) = cells.get(&(x.clone(), y.clone())) else {
@@ -372,4 +475,218 @@ fn viridis(t: f64) -> RGBColor {
     let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * f).round() as u8;
     let (a, b) = (STOPS[i], STOPS[i + 1]);
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// One line of a forest plot.
+#[derive(Clone, Debug)]
+pub struct ForestLine {
+    /// Left of the plot: what is compared.
+    pub label: String,
+    pub delta: f64,
+    pub ci: Option<(f64, f64)>,
+    /// The paper's claimed Δ, marked ×.
+    pub claim: Option<f64>,
+    /// Right of the plot: the numbers and the verdict.
+    pub note: String,
+    pub color: RGBColor,
+}
+
+const CONFIRMED: RGBColor = RGBColor(26, 133, 60);
+const CONTRADICTED: RGBColor = RGBColor(200, 30, 30);
+const UNDECIDED: RGBColor = RGBColor(90, 90, 90);
+const MEASURED: RGBColor = RGBColor(31, 119, 180);
+const CLAIM: RGBColor = RGBColor(230, 120, 0);
+
+/// The lines of a report's forest plot: with claims, one per measured verdict row
+/// (coloured by verdict); without, one per comparison.
+pub fn forest_lines(r: &Report) -> Vec<ForestLine> {
+    use super::claims::{measured_label, signed, verdict_text, Verdict};
+    let d = r.metric.decimals();
+    let num = |x: f64| signed(x, d);
+    let ci_text = |ci: Option<(f64, f64)>| match ci {
+        Some((lo, hi)) => format!("[{lo:.d$}, {hi:.d$}]"),
+        None => "[–]".into(),
+    };
+    let mde_text = |m: Option<f64>| m.map(|m| format!("{m:.d$}")).unwrap_or("–".into());
+    match &r.verdicts {
+        Some(v) => v
+            .rows
+            .iter()
+            .filter_map(|row| {
+                let m = row.measured.as_ref()?;
+                Some(ForestLine {
+                    label: format!("{} · {}", m.key.dataset, measured_label(&m.key)),
+                    delta: m.mean_diff,
+                    ci: m.ci95,
+                    claim: Some(row.claim.delta),
+                    note: format!(
+                        "{} {}, claim {}, MDE {}: {}",
+                        num(m.mean_diff),
+                        ci_text(m.ci95),
+                        num(row.claim.delta),
+                        mde_text(m.mde),
+                        verdict_text(row)
+                    ),
+                    color: match row.verdict {
+                        Verdict::Confirmed => CONFIRMED,
+                        Verdict::Contradicted => CONTRADICTED,
+                        _ => UNDECIDED,
+                    },
+                })
+            })
+            .collect(),
+        None => r
+            .comparisons
+            .iter()
+            .map(|c| ForestLine {
+                label: format!("{} · {}", c.key.dataset, measured_label(&c.key)),
+                delta: c.test.mean_diff,
+                ci: c.test.ci95_diff,
+                claim: None,
+                note: format!(
+                    "{} {}, n = {}, MDE {}",
+                    num(c.test.mean_diff),
+                    ci_text(c.test.ci95_diff),
+                    c.test.n,
+                    mde_text(c.test.mde)
+                ),
+                color: MEASURED,
+            })
+            .collect(),
+    }
+}
+
+/// The forest plot of a report as an SVG document: one line per comparison (or per
+/// claim-comparison pair), Δ = +MA − baseline with its 95% interval, the paper's claimed
+/// Δ marked ×, and a line at 0. `None` when there is nothing to draw.
+pub fn forest(r: &Report) -> Result<Option<String>> {
+    let lines = forest_lines(r);
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let n = lines.len();
+    let mut lo = 0.0f64;
+    let mut hi = 0.0f64;
+    for l in &lines {
+        let (a, b) = l.ci.unwrap_or((l.delta, l.delta));
+        for x in [a, b, l.delta].into_iter().chain(l.claim) {
+            if x.is_finite() {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+        }
+    }
+    let pad = ((hi - lo) * 0.06).max(10f64.powi(-(r.metric.decimals() as i32)));
+    let (x0, x1) = (lo - pad, hi + pad);
+    let row_h = 24u32;
+    // Label areas sized to their text (about 6.6 px per character at 12 px).
+    let text_w = |s: &str| (s.chars().count() as f64 * 6.6).ceil() as u32 + 24;
+    let left = lines
+        .iter()
+        .map(|l| text_w(&l.label))
+        .max()
+        .unwrap_or(0)
+        .max(120);
+    let right = lines
+        .iter()
+        .map(|l| text_w(&l.note))
+        .max()
+        .unwrap_or(0)
+        .max(120);
+    let width = left + 640 + right;
+    let height = 110 + row_h * n as u32;
+    let unit = match r.metric {
+        Metric::Accuracy => "accuracy points",
+        Metric::Nmi => "NMI",
+    };
+    let title = if r.verdicts.is_some() {
+        "MA's effect: measured Δ with 95% CI (●) and the paper's claimed Δ (×)"
+    } else {
+        "MA's effect: measured Δ with 95% CI (●)"
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 17))
+            .margin_top(10)
+            .margin_bottom(6)
+            .margin_left(left)
+            .margin_right(right)
+            .x_label_area_size(44)
+            .build_cartesian_2d(x0..x1, -0.5f64..(n as f64 - 0.5))
+            .map_err(perr)?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .max_light_lines(1)
+            .x_desc(format!("Δ = +MA − baseline ({unit})"))
+            .label_style(("sans-serif", 12))
+            .draw()
+            .map_err(perr)?;
+        // The zero line.
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, -0.5), (0.0, n as f64 - 0.5)],
+                BLACK.stroke_width(1),
+            )))
+            .map_err(perr)?;
+        let y_of = |i: usize| (n - 1 - i) as f64;
+        for (i, l) in lines.iter().enumerate() {
+            let y = y_of(i);
+            if let Some((a, b)) = l.ci {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
+                        y,
+                        a,
+                        l.delta,
+                        b,
+                        l.color.stroke_width(2),
+                        8,
+                    )))
+                    .map_err(perr)?;
+            }
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (l.delta, y),
+                    4,
+                    l.color.filled(),
+                )))
+                .map_err(perr)?;
+            if let Some(c) = l.claim {
+                chart
+                    .draw_series(std::iter::once(Cross::new(
+                        (c, y),
+                        5,
+                        CLAIM.stroke_width(2),
+                    )))
+                    .map_err(perr)?;
+            }
+            // Labels left and right of the plotting area.
+            let (px, py) = chart.backend_coord(&(x0, y));
+            root.draw(&Text::new(
+                l.label.clone(),
+                (px - 10, py),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Right, VPos::Center)),
+            ))
+            .map_err(perr)?;
+            let (qx, qy) = chart.backend_coord(&(x1, y));
+            root.draw(&Text::new(
+                l.note.clone(),
+                (qx + 10, qy),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&l.color)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(perr)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(Some(svg))
 }

@@ -2,7 +2,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::{dataset_sort_key, Comparison, Group, GroupKey, Metric, Report, MIN_SEEDS};
+use super::{dataset_sort_key, Comparison, Group, GroupKey, HolmScope, Metric, Report, MIN_SEEDS};
 use crate::error::{Error, Result};
 
 /// Display name of a method.
@@ -19,13 +19,25 @@ pub fn method_name(m: &str) -> String {
     }
 }
 
+/// Display name of a group's method, with the node-level split when there is one:
+/// `Base model (paper, public split)`.
+pub fn method_label(k: &GroupKey) -> String {
+    if k.split.is_empty() {
+        return method_name(&k.method);
+    }
+    match k.method.strip_prefix("base:") {
+        Some(preset) => format!("Base model ({preset}, {} split)", k.split),
+        None => format!("{} ({} split)", method_name(&k.method), k.split),
+    }
+}
+
 fn is_node_method(m: &str) -> bool {
     m == "base" || m.starts_with("base:")
 }
 
 /// The row label of a group in the paper-style table.
 fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
-    let mut s = method_name(&k.method);
+    let mut s = method_label(k);
     if k.ma != "none" {
         s.push_str(&format!(" +MA ({})", k.ma));
     }
@@ -38,7 +50,7 @@ fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
     s
 }
 
-fn fmt_num(x: f64, d: usize) -> String {
+pub fn fmt_num(x: f64, d: usize) -> String {
     if x.is_finite() {
         format!("{x:.d$}")
     } else {
@@ -46,8 +58,14 @@ fn fmt_num(x: f64, d: usize) -> String {
     }
 }
 
-fn fmt_opt(x: Option<f64>, d: usize) -> String {
+pub fn fmt_opt(x: Option<f64>, d: usize) -> String {
     x.map(|v| fmt_num(v, d)).unwrap_or_else(|| "–".into())
+}
+
+/// An interval as `[lo, hi]`, or `–`.
+pub fn fmt_ci(ci: Option<(f64, f64)>, d: usize) -> String {
+    ci.map(|(lo, hi)| format!("[{}, {}]", fmt_num(lo, d), fmt_num(hi, d)))
+        .unwrap_or_else(|| "–".into())
 }
 
 /// p-values: 4 decimals, scientific below 0.001.
@@ -149,7 +167,7 @@ pub fn markdown(r: &Report) -> String {
             s,
             "| {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {} | {} |",
             k.dataset,
-            method_name(&k.method),
+            method_label(k),
             k.evaluator,
             k.ma,
             k.variant,
@@ -168,9 +186,12 @@ pub fn markdown(r: &Report) -> String {
         section_with_table(
             &mut s,
             "Baseline vs +MA, paired by seed",
-            "",
-            "| dataset | method | evaluator | MA | variant | pairs | baseline | +MA | Δ | p (t-test) | p (Wilcoxon) | d_z | Holm p (t) | Holm p (W) | note |",
-            "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
+            &format!(
+                "Δ = +MA − baseline with its 95% t-interval; MDE = the smallest true Δ the paired t-test (two-sided, α = 0.05) detects with 80% power for these pairs and this spread of Δ. Holm's correction runs {}.\n\n",
+                r.holm_scope.describe()
+            ),
+            "| dataset | method | evaluator | MA | variant | pairs | baseline | +MA | Δ | Δ 95% CI | MDE (80%) | p (t-test) | p (Wilcoxon) | d_z | Holm p (t) | Holm p (W) | note |",
+            "|---|---|---|---|---|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|---|",
         );
         for c in &r.comparisons {
             s.push_str(&comparison_row(c, d));
@@ -202,8 +223,12 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
+    if let Some(v) = &r.verdicts {
+        s.push_str(&super::claims::verdict_markdown(v, r.metric));
+    }
+
     let _ = writeln!(s, "## How the statistics are computed\n");
-    s.push_str(STATS_NOTES);
+    s.push_str(&stats_notes(r.holm_scope));
     s
 }
 
@@ -212,13 +237,26 @@ fn section_with_table(s: &mut String, title: &str, lead: &str, header: &str, ali
     let _ = write!(s, "## {title}\n\n{lead}{header}\n{align}\n");
 }
 
+/// The definitions printed under every markdown report.
+fn stats_notes(scope: HolmScope) -> String {
+    STATS_NOTES.replace(
+        "{holm}",
+        &format!(
+            "Holm's step-down correction {}, separately for the t-test and Wilcoxon p-values (`--holm family`, the default, corrects over the datasets of one family; `--holm table` over the whole table)",
+            scope.describe()
+        ),
+    )
+}
+
 const STATS_NOTES: &str = "\
 - **std**: sample standard deviation over seeds, ddof = 1. **95% CI**: Student-t interval mean ± t(0.975, n−1)·std/√n.
 - **Pairs**: a +MA group is paired with the baseline (MA = none) of the same dataset, method and evaluator (same variant if the baseline has it, else the baseline without variant), seed by seed, over the seeds present in both. Δ = +MA − baseline.
 - **p (t-test)**: two-sided paired t-test on Δ (n−1 degrees of freedom).
 - **p (Wilcoxon)**: two-sided Wilcoxon signed-rank test on Δ with scipy.stats.wilcoxon's defaults: zero differences dropped (zero_method = wilcox), no continuity correction; exact null distribution when n ≤ 50 without ties or zeros; exact sign-flip distribution of the mid-ranks when n ≤ 13 with ties or zeros; normal approximation with tie-corrected variance otherwise. With 5 seeds the smallest possible two-sided p is 0.0625.
 - **d_z**: Cohen's d_z = mean(Δ) / std(Δ).
-- **Holm**: Holm's step-down correction over the datasets of one family (method, evaluator, MA setting, variant), separately for the t-test and Wilcoxon p-values.
+- **Δ 95% CI**: Student-t interval of the mean of Δ, mean ± t(0.975, n−1)·std(Δ)/√n.
+- **MDE (80%)**: minimum detectable effect: the true mean Δ at which the two-sided paired t-test at α = 0.05 rejects Δ = 0 with probability 0.8, for the n pairs present, taking std(Δ) as the true spread: MDE = std(Δ)·d*, where d* solves P(|T′| > t(0.975, n−1)) = 0.8 for T′ noncentral t with n−1 degrees of freedom and noncentrality d*·√n (statsmodels' TTestPower). A non-significant Δ says little about effects smaller than the MDE.
+- **Holm**: {holm}.
 - **note**: † fewer than 5 pairs (seeds): treat the p-values with care.
 ";
 
@@ -233,9 +271,9 @@ fn comparison_row(c: &Comparison, d: usize) -> String {
         note.push("baseline without variant".to_string());
     }
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {}{} | {} | {} | {} | {} |\n",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {}{} | {} | {} | {} | {}{} | {} | {} | {} | {} |\n",
         k.dataset,
-        method_name(&k.method),
+        method_label(k),
         k.evaluator,
         k.ma,
         k.variant,
@@ -244,6 +282,8 @@ fn comparison_row(c: &Comparison, d: usize) -> String {
         fmt_num(c.ma_mean, d),
         if c.test.mean_diff > 0.0 { "+" } else { "" },
         fmt_num(c.test.mean_diff, d),
+        fmt_ci(c.test.ci95_diff, d),
+        fmt_opt(c.test.mde, d),
         fmt_p(c.test.t_test.as_ref().and_then(|t| t.p)),
         fmt_p(w.map(|w| w.p)),
         w.map(|w| format!(" ({})", w.method.as_str()))
@@ -342,6 +382,7 @@ pub fn csv(r: &Report) -> Result<String> {
         "evaluator",
         "ma",
         "variant",
+        "split",
         "metric",
         "n",
         "mean",
@@ -364,6 +405,10 @@ pub fn csv(r: &Report) -> Result<String> {
         "p_t_holm",
         "p_wilcoxon_holm",
         "few_seeds",
+        "diff_ci95_low",
+        "diff_ci95_high",
+        "mde80",
+        "holm_scope",
     ];
     let err = |e: csv::Error| Error::Config(format!("cannot write CSV: {e}"));
     w.write_record(header).map_err(err)?;
@@ -378,6 +423,7 @@ pub fn csv(r: &Report) -> Result<String> {
             k.evaluator.clone(),
             k.ma.clone(),
             k.variant.clone(),
+            k.split.clone(),
             r.metric.as_str().to_string(),
             g.summary.n.to_string(),
             g.summary.mean.to_string(),
@@ -405,9 +451,13 @@ pub fn csv(r: &Report) -> Result<String> {
                     o(c.p_t_holm),
                     o(c.p_wilcoxon_holm),
                     c.few_seeds.to_string(),
+                    o(c.test.ci95_diff.map(|c| c.0)),
+                    o(c.test.ci95_diff.map(|c| c.1)),
+                    o(c.test.mde),
+                    holm_scope_name(r.holm_scope).to_string(),
                 ]);
             }
-            None => rec.extend(std::iter::repeat_n(String::new(), 13)),
+            None => rec.extend(std::iter::repeat_n(String::new(), 17)),
         }
         w.write_record(&rec).map_err(err)?;
     }
@@ -415,6 +465,13 @@ pub fn csv(r: &Report) -> Result<String> {
         .into_inner()
         .map_err(|e| Error::Config(format!("cannot write CSV: {e}")))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn holm_scope_name(s: HolmScope) -> &'static str {
+    match s {
+        HolmScope::Family => "family",
+        HolmScope::Table => "table",
+    }
 }
 
 /// The report as JSON, with the conventions spelled out.
@@ -430,7 +487,9 @@ pub fn json(r: &Report) -> Result<String> {
                 "t_test": "two-sided paired t-test",
                 "wilcoxon": "two-sided signed-rank test, scipy.stats.wilcoxon defaults (zero_method wilcox, no correction, auto method)",
                 "cohens_dz": "mean(diff) / std(diff)",
-                "holm": "over datasets within (method, evaluator, ma, variant)",
+                "holm": r.holm_scope.describe(),
+                "ci95_diff": "Student-t interval of the mean paired difference",
+                "mde": "minimum detectable effect: std(diff) * d*, where the two-sided paired t-test at alpha 0.05 has power 0.8 at effect size d* (noncentral t, n-1 df), n = pairs present",
                 "few_seeds": format!("fewer than {MIN_SEEDS} pairs"),
             }),
         );

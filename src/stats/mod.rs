@@ -16,7 +16,22 @@
 //!   approximation with the tie-corrected variance.
 //! - Holm's correction is applied within a family of p-values; undefined p-values are
 //!   left out of the family.
+//! - The minimum detectable effect (MDE) of a paired comparison is the true mean
+//!   difference that the two-sided paired t-test at α = 0.05 would detect with 80% power,
+//!   for the number of pairs present and the observed standard deviation of the
+//!   differences (see [`power`]).
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+pub mod power;
+pub use power::{nct_cdf, paired_t_mde, paired_t_mde_effect_size, paired_t_power};
+
+/// Level of the test behind the reported minimum detectable effect.
+pub const MDE_ALPHA: f64 = 0.05;
+/// Power behind the reported minimum detectable effect.
+pub const MDE_POWER: f64 = 0.8;
 
 /// Arithmetic mean; `None` for an empty sample.
 pub fn mean(xs: &[f64]) -> Option<f64> {
@@ -338,6 +353,26 @@ pub struct PairedComparison {
     pub t_test: Option<TTest>,
     pub wilcoxon: Option<Wilcoxon>,
     pub cohens_dz: Option<f64>,
+    /// 95% Student-t interval of the mean difference; `None` when n < 2.
+    pub ci95_diff: Option<(f64, f64)>,
+    /// Minimum detectable effect (two-sided paired t-test, α = [`MDE_ALPHA`], power
+    /// [`MDE_POWER`], these n pairs, σ = `std_diff`); `None` when n < 2.
+    pub mde: Option<f64>,
+}
+
+/// [`paired_t_mde_effect_size`] at α = [`MDE_ALPHA`] and power [`MDE_POWER`], remembered
+/// per n (a report asks for the same few n many times).
+pub fn mde_effect_size_default(n: usize) -> Option<f64> {
+    static CACHE: OnceLock<Mutex<HashMap<usize, Option<f64>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(d) = cache.lock().ok().and_then(|c| c.get(&n).copied()) {
+        return d;
+    }
+    let d = paired_t_mde_effect_size(n, MDE_ALPHA, MDE_POWER);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(n, d);
+    }
+    d
 }
 
 /// Compares paired samples (`baseline[i]` and `treatment[i]` come from the same seed).
@@ -347,13 +382,17 @@ pub fn paired_comparison(baseline: &[f64], treatment: &[f64]) -> Option<PairedCo
         return None;
     }
     let d: Vec<f64> = treatment.iter().zip(baseline).map(|(t, b)| t - b).collect();
+    let std_diff = sample_std(&d);
+    let mde = std_diff.and_then(|s| mde_effect_size_default(d.len()).map(|e| e * s));
     Some(PairedComparison {
         n: d.len(),
         mean_diff: mean(&d)?,
-        std_diff: sample_std(&d),
+        std_diff,
         t_test: paired_t_test(&d),
         wilcoxon: wilcoxon(&d),
         cohens_dz: cohens_dz(&d),
+        ci95_diff: t_interval(&d, 0.95),
+        mde,
     })
 }
 
