@@ -57,6 +57,13 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    // Options are checked before anything is read or created.
+    if args.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    crate::cli::train::check_threads(args.threads)?;
+    crate::experiment::run::resolve_device(&args.device)
+        .with_context(|| format!("--device {}", args.device))?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();
     let mut filter = Filter::default();
@@ -108,7 +115,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } else {
             std::collections::HashSet::new()
         };
-        print_cells(&cells, &done, args.resume);
+        print_cells(&cells, &done, args.resume)?;
         let n_done = cells.iter().filter(|c| done.contains(&c.hash)).count();
         eprintln!(
             "{} cells, {} done, {} to run; results would go to {}",
@@ -146,13 +153,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         .map(|n| n.get())
         .unwrap_or(1);
     let (jobs, why) = match args.jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
         Some(j) => (j, "from --jobs".to_string()),
         None => default_jobs(&todo, cores),
     };
     let jobs = jobs.min(todo.len()).max(1);
     let threads = match args.threads {
-        Some(0) => bail!("--threads must be at least 1"),
         Some(t) => t,
         None => (cores / jobs).max(1),
     };
@@ -193,10 +198,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume: bool) {
-    println!(
+fn print_cells(
+    cells: &[Cell],
+    done: &std::collections::HashSet<String>,
+    resume: bool,
+) -> anyhow::Result<()> {
+    outln!(
         "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  hash",
-        "#", "status", "dataset", "method", "ma", "variant", "evaluator", "seed"
+        "#",
+        "status",
+        "dataset",
+        "method",
+        "ma",
+        "variant",
+        "evaluator",
+        "seed"
     );
     for c in cells {
         let status = if !resume {
@@ -206,7 +222,7 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
         } else {
             "todo"
         };
-        println!(
+        outln!(
             "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  {}",
             c.index,
             status,
@@ -219,6 +235,7 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
             c.hash
         );
     }
+    Ok(())
 }
 
 /// Removes the scratch folders (`magcl-bench-PID` in `root`) of earlier runs that were

@@ -43,7 +43,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         Format::Csv => render::csv(&report)?,
         Format::Json => render::json(&report)?,
     };
-    print!("{text}");
+    out!("{text}");
     if let Some(path) = &args.plot {
         let svg = plot::bars(&report)?;
         write_file(path, &svg)?;

@@ -184,9 +184,16 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         .has_headers(new_file)
         .from_writer(file);
     let extra: Vec<&str> = if a.eval { vec![] } else { vec!["--no-eval"] };
-    println!(
+    outln!(
         "{:<10} {:<16} {:<8} {:>8} {:>12} {:>10} {:>10} {:>9}",
-        "method", "dataset", "device", "threads", "s/epoch", "min", "eval s", "peak MB"
+        "method",
+        "dataset",
+        "device",
+        "threads",
+        "s/epoch",
+        "min",
+        "eval s",
+        "peak MB"
     );
     for (case, cfg) in &configs {
         let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
@@ -216,7 +223,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
         };
-        println!(
+        outln!(
             "{:<10} {:<16} {:<8} {:>8} {:>12.4} {:>10.4} {:>10} {:>9.0}",
             row.method,
             row.dataset,
@@ -232,7 +239,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         w.serialize(&row)?;
         w.flush()?;
     }
-    println!("rows appended to {}", a.out.display());
+    outln!("rows appended to {}", a.out.display());
     let _ = std::io::stdout().flush();
     Ok(())
 }
