@@ -417,6 +417,25 @@ fn impossible_train_sizes_are_refused_with_the_limit() {
     }
 }
 
+/// Within the limits but beyond the memory (here a 3 GB address-space limit): the tensor
+/// library's failed allocation ends the run with an error, not a panic.
+#[test]
+fn an_allocation_failure_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(
+            "ulimit -v 3000000; exec \"$BIN\" train --method graphcl --dataset synthetic \
+             --hidden 16384 --layers 8 --epochs 1 --no-eval --device cpu --threads 1",
+        )
+        .current_dir(dir.path())
+        .env("MAGCL_DATA_DIR", dir.path().join("cache"))
+        .env("BIN", BIN)
+        .stdin(Stdio::null());
+    let o = run_for(c, 120);
+    assert_clean_error(&o, &["failed inside the tensor code", "allocate"]);
+}
+
 #[test]
 fn a_sweep_too_large_to_hold_is_refused_in_dry_run() {
     let dir = tempfile::tempdir().unwrap();

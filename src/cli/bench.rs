@@ -26,7 +26,8 @@ pub struct BenchArgs {
     /// The sweep config (TOML; see benchmarks/*.toml for annotated examples).
     pub config: PathBuf,
     /// Result CSV to append to [default: results/NAME.csv, or
-    /// results/NAME.shard-I-of-N.csv with --shard].
+    /// results/NAME.shard-I-of-N.csv with --shard]. An existing file that is not a magcl
+    /// result file is refused and left unchanged.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Cells run in parallel [default: as many as fit in available memory (a per-cell

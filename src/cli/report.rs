@@ -17,7 +17,11 @@ pub enum Format {
 /// comparisons paired by seed (paired t-test, Wilcoxon signed-rank, Cohen's d_z, Holm).
 ///
 /// Several files (e.g. the shards of one sweep) are read as one; rows with the same
-/// config hash count once.
+/// config hash count once, and a cell found in rows of two commits is listed with both.
+/// The rows of one group must share their configuration (seed aside): a report never
+/// averages different configurations, it refuses and names the differing keys.
+/// Accuracies outside [0, 100], NMI outside [0, 1] and non-finite values are errors.
+/// See docs/reliability.md.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result CSVs written by `magcl bench`.
@@ -38,6 +42,12 @@ pub struct ReportArgs {
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let metric = Metric::parse(&args.metric)?;
     let report = Report::from_files(&args.files, metric)?;
+    if !report.cross_commit_duplicates.is_empty() {
+        eprintln!(
+            "note: {} cell(s) appear in rows of two commits; the first row of each is used, both are listed in the report",
+            report.cross_commit_duplicates.len()
+        );
+    }
     let text = match args.format {
         Format::Md => render::markdown(&report),
         Format::Csv => render::csv(&report)?,

@@ -170,16 +170,17 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    crate::cli::train::check_threads(a.threads)?;
     let threads = a.threads.unwrap_or(cores).max(1);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let new_file = !a.out.exists();
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&a.out)
-        .with_context(|| format!("cannot open {}", a.out.display()))?;
+    let file = crate::files::open_regular(
+        &a.out,
+        std::fs::OpenOptions::new().create(true).append(true),
+        "a speed CSV",
+    )?;
     let mut w = csv::WriterBuilder::new()
         .has_headers(new_file)
         .from_writer(file);

@@ -97,10 +97,11 @@ pub struct TrainArgs {
     pub device: String,
     /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. A GraphCL
     /// step on the CPU runs its two views side by side with half of them each (same numbers
-    /// at 1 and 2 threads).
+    /// at 1 and 2 threads). At most 256 (or the number of cores, where larger).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to FILE.labels.npy.
+    /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to
+    /// FILE.labels.npy, as a pair: both or neither are replaced (docs/reliability.md).
     #[arg(long, value_name = "FILE.npy")]
     pub save_embeddings: Option<PathBuf>,
     /// Train only, no evaluation (for timing; `accuracy` is then 0 and `evaluated` false).

@@ -204,7 +204,15 @@ pub fn run_catching_panics(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutc
             .cloned()
             .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "unknown failure".into());
-        let first = msg.lines().next().unwrap_or("").trim().to_string();
+        // The first line, also of an error quoted with escaped newlines (libtorch's
+        // messages carry a C++ backtrace after the first line).
+        let first = msg
+            .split("\\n")
+            .next()
+            .and_then(|l| l.lines().next())
+            .unwrap_or("")
+            .trim()
+            .to_string();
         let at = place
             .lock()
             .ok()
