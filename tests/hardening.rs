@@ -591,6 +591,12 @@ fn non_finite_floats_name_the_option() {
         assert!(e.contains(flag) && e.contains("finite"), "{e}");
         assert!(!e.contains("null"), "{e}");
     }
+    for set in ["lr=inf", "simgrace.eta=NaN"] {
+        let mut c = magcl(dir.path());
+        c.args(["train", "--method", "simgrace", "--dataset", "synthetic"])
+            .args(["--set", set, "--print-config"]);
+        assert_clean_error(&run_for(c, 60), &[set, "finite"]);
+    }
 }
 
 #[test]

@@ -152,6 +152,9 @@ pub fn parse_set(s: &str) -> anyhow::Result<(Vec<String>, serde_json::Value)> {
         );
     }
     let v = v.trim();
+    if v.parse::<f64>().is_ok_and(|x| !x.is_finite()) {
+        anyhow::bail!("--set {k}={v}: a setting must be a finite number, not '{v}'");
+    }
     let value =
         serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
     Ok((path, value))
@@ -436,6 +439,10 @@ mod tests {
         assert!(e.contains("--method"), "{e}");
         assert!(parse_set("dataset=NCI1").is_err());
         assert!(parse_set("simgrace.eta=0.5").is_ok());
+        for bad in ["lr=inf", "simgrace.eta=NaN", "lr=1e999", "lr=-infinity"] {
+            let e = parse_set(bad).unwrap_err().to_string();
+            assert!(e.contains("finite"), "{bad}: {e}");
+        }
         assert!(finite_f64("inf").unwrap_err().contains("finite"));
         assert!(finite_f64("NaN").unwrap_err().contains("finite"));
         assert_eq!(finite_f64("0.01"), Ok(0.01));
