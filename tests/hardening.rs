@@ -640,6 +640,15 @@ fn results_file_open_changes_only_its_own_files() {
             assert_eq!(std::fs::read(&p).unwrap(), foreign);
         }
     }
+    // As short as a header cut off by a kill: rewritten only with resume.
+    std::fs::write(&p, b"dataset,meth").unwrap();
+    assert!(ResultsFile::open(&p, false).is_err());
+    assert_eq!(std::fs::read(&p).unwrap(), b"dataset,meth");
+    drop(ResultsFile::open(&p, true).unwrap());
+    assert_eq!(
+        std::fs::read(&p).unwrap(),
+        magcl::experiment::results::header_line().as_bytes()
+    );
     // Ours, killed mid-row.
     let mut ours = magcl::experiment::results::header_line().into_bytes();
     ours.extend(

@@ -194,6 +194,11 @@ impl ResultsFile {
             {
                 return Err(not_ours(path));
             }
+            if !bytes.is_empty() && !resume {
+                // Most likely ours, killed while writing the header; but a user's file
+                // could be that short too, so it is rewritten only when asked to.
+                return Err(incomplete_last_line(path));
+            }
         } else {
             let first_end = bytes.iter().position(|b| *b == b'\n').unwrap_or(0) + 1;
             let first = &bytes[..first_end];
