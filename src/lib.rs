@@ -24,6 +24,7 @@ pub mod data;
 pub mod error;
 pub mod eval;
 pub mod experiment;
+pub mod files;
 pub mod graph;
 pub mod kernels;
 pub mod loss;

@@ -6,7 +6,10 @@ fn main() {
     magcl::runtime::quiet_libtorch();
     let cli = magcl::cli::Cli::parse();
     if let Err(e) = magcl::cli::dispatch(cli) {
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+        let status = magcl::cli::exit_status(&e);
+        if status != 141 {
+            eprintln!("error: {e:#}");
+        }
+        std::process::exit(status);
     }
 }

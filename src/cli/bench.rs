@@ -26,7 +26,8 @@ pub struct BenchArgs {
     /// The sweep config (TOML; see benchmarks/*.toml for annotated examples).
     pub config: PathBuf,
     /// Result CSV to append to [default: results/NAME.csv, or
-    /// results/NAME.shard-I-of-N.csv with --shard].
+    /// results/NAME.shard-I-of-N.csv with --shard]. An existing file that is not a magcl
+    /// result file is refused and left unchanged.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Cells run in parallel [default: as many as fit in available memory (a per-cell
@@ -57,6 +58,13 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
+    // Options are checked before anything is read or created.
+    if args.jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
+    crate::cli::train::check_threads(args.threads)?;
+    crate::experiment::run::resolve_device(&args.device)
+        .with_context(|| format!("--device {}", args.device))?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();
     let mut filter = Filter::default();
@@ -108,7 +116,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         } else {
             std::collections::HashSet::new()
         };
-        print_cells(&cells, &done, args.resume);
+        print_cells(&cells, &done, args.resume)?;
         let n_done = cells.iter().filter(|c| done.contains(&c.hash)).count();
         eprintln!(
             "{} cells, {} done, {} to run; results would go to {}",
@@ -147,13 +155,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         .map(|n| n.get())
         .unwrap_or(1);
     let (jobs, why) = match args.jobs {
-        Some(0) => bail!("--jobs must be at least 1"),
         Some(j) => (j, "from --jobs".to_string()),
         None => default_jobs(&todo, cores),
     };
     let jobs = jobs.min(todo.len()).max(1);
     let threads = match args.threads {
-        Some(0) => bail!("--threads must be at least 1"),
         Some(t) => t,
         None => (cores / jobs).max(1),
     };
@@ -197,7 +203,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
 /// Makes sure every dataset of the sweep is available (cached, or fetched now from the
 /// mirror or the network) before the first cell starts, so an offline sweep fails once,
 /// naming what is missing, instead of launching every cell into the same failure.
+/// A worker program other than magcl ($MAGCL_BENCH_WORKER) brings its own data: nothing is
+/// resolved then.
 fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
+    if std::env::var_os("MAGCL_BENCH_WORKER").is_some() {
+        return Ok(());
+    }
     let cfg = crate::data::DataConfig::from_env();
     let mut names: Vec<&str> = cells.iter().map(|c| c.config.dataset.as_str()).collect();
     names.sort_unstable();
@@ -231,10 +242,21 @@ fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume: bool) {
-    println!(
+fn print_cells(
+    cells: &[Cell],
+    done: &std::collections::HashSet<String>,
+    resume: bool,
+) -> anyhow::Result<()> {
+    outln!(
         "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  hash",
-        "#", "status", "dataset", "method", "ma", "variant", "evaluator", "seed"
+        "#",
+        "status",
+        "dataset",
+        "method",
+        "ma",
+        "variant",
+        "evaluator",
+        "seed"
     );
     for c in cells {
         let status = if !resume {
@@ -244,7 +266,7 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
         } else {
             "todo"
         };
-        println!(
+        outln!(
             "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  {}",
             c.index,
             status,
@@ -257,6 +279,7 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
             c.hash
         );
     }
+    Ok(())
 }
 
 /// Removes the scratch folders (`magcl-bench-PID` in `root`) of earlier runs that were

@@ -120,7 +120,7 @@ pub fn human_size(bytes: u64) -> String {
 }
 
 /// Prints rows as an aligned table (first row = header).
-fn print_table(rows: &[Vec<String>]) {
+fn print_table(rows: &[Vec<String>]) -> anyhow::Result<()> {
     let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
@@ -137,8 +137,9 @@ fn print_table(rows: &[Vec<String>]) {
             .enumerate()
             .map(|(c, s)| format!("{s:<w$}", w = widths[c]))
             .collect();
-        println!("{}", line.join("  ").trim_end());
+        outln!("{}", line.join("  ").trim_end());
     }
+    Ok(())
 }
 
 fn list(cfg: &DataConfig, json: bool) -> anyhow::Result<()> {
@@ -180,15 +181,15 @@ fn list(cfg: &DataConfig, json: bool) -> anyhow::Result<()> {
         }));
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&items)?);
+        outln!("{}", serde_json::to_string_pretty(&items)?);
     } else {
-        println!("cache: {}", cfg.cache_dir.display());
+        outln!("cache: {}", cfg.cache_dir.display());
         if let Some(m) = &cfg.mirror {
-            println!("mirror: {m}");
+            outln!("mirror: {m}");
         }
-        println!();
-        print_table(&rows);
-        println!(
+        outln!();
+        print_table(&rows)?;
+        outln!(
             "\nAlso accepted: any dataset of the TU collection by name (e.g. ENZYMES, DHFR), tu:PATH/NAME for a folder of TU-format files, npz:PATH for one node-level graph (see `magcl datasets --help`)."
         );
     }
@@ -206,9 +207,9 @@ fn fetch(cfg: &DataConfig, names: &[String]) -> anyhow::Result<()> {
                 Ok((d, cached, path))
             });
         match result {
-            Ok((d, _, None)) => println!("{}: embedded (generated, nothing to fetch)", d.name),
-            Ok((d, true, Some(p))) => println!("{}: already cached in {}", d.name, p.display()),
-            Ok((d, false, Some(p))) => println!(
+            Ok((d, _, None)) => outln!("{}: embedded (generated, nothing to fetch)", d.name),
+            Ok((d, true, Some(p))) => outln!("{}: already cached in {}", d.name, p.display()),
+            Ok((d, false, Some(p))) => outln!(
                 "{}: fetched into {} ({})",
                 d.name,
                 p.display(),
@@ -311,9 +312,9 @@ impl Info {
 fn info(cfg: &DataConfig, name: &str, json: bool) -> anyhow::Result<()> {
     let info = Info::load(cfg, name)?;
     if json {
-        println!("{}", info.to_json()?);
+        outln!("{}", info.to_json()?);
     } else {
-        print_table(&info.rows());
+        print_table(&info.rows())?;
     }
     Ok(())
 }

@@ -168,19 +168,19 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             "nmi_median": nmi.map(|v| v.0),
             "seconds": seconds,
         });
-        println!("{obj}");
+        outln!("{obj}");
         return Ok(());
     }
-    println!(
+    outln!(
         "{} embeddings {n} × {d}, {n_classes} classes; evaluator {} ({protocol}); folds {fold_source}",
         args.embeddings.display(),
         args.evaluator
     );
-    println!();
+    outln!();
     if res.fold_val_accuracies.is_some() {
-        println!("fold  test n  correct  test acc %  val acc %  best C");
+        outln!("fold  test n  correct  test acc %  val acc %  best C");
     } else {
-        println!("fold  test n  correct  test acc %  best C");
+        outln!("fold  test n  correct  test acc %  best C");
     }
     for i in 0..res.fold_accuracies.len() {
         let val = res
@@ -188,24 +188,27 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             .as_ref()
             .map(|v| format!("  {:>9.2}", v[i]))
             .unwrap_or_default();
-        println!(
+        outln!(
             "{i:>4}  {:>6}  {:>7}  {:>10.2}{val}  {}",
-            res.fold_sizes[i], res.fold_correct[i], res.fold_accuracies[i], res.best_c[i]
+            res.fold_sizes[i],
+            res.fold_correct[i],
+            res.fold_accuracies[i],
+            res.best_c[i]
         );
     }
-    println!();
-    println!(
+    outln!();
+    outln!(
         "accuracy {:.2} ± {:.2} % (mean ± sample std over {} folds)",
         res.accuracy,
         res.std,
         res.fold_accuracies.len()
     );
     if let Some(v) = res.val_accuracy {
-        println!("validation accuracy {v:.2} % (mean over folds)");
+        outln!("validation accuracy {v:.2} % (mean over folds)");
     }
     if let Some((m, _)) = nmi {
-        println!("k-means NMI {m:.4} (median of 20 restarts, k = {n_classes})");
+        outln!("k-means NMI {m:.4} (median of 20 restarts, k = {n_classes})");
     }
-    println!("time {seconds:.2} s");
+    outln!("time {seconds:.2} s");
     Ok(())
 }

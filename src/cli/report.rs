@@ -19,7 +19,11 @@ pub enum Format {
 /// 80% power, paired t-test, Wilcoxon signed-rank, Cohen's d_z, Holm).
 ///
 /// Several files (e.g. the shards of one sweep) are read as one; rows with the same
-/// config hash count once. With --claims, the paper's claims are set beside the
+/// config hash count once, and a cell found in rows of two commits is listed with both.
+/// The rows of one group must share their configuration (seed aside): a report never
+/// averages different configurations, it refuses and names the differing keys.
+/// Accuracies outside [0, 100], NMI outside [0, 1] and non-finite values are errors
+/// (docs/reliability.md). With --claims, the paper's claims are set beside the
 /// measurements with a verdict each (confirmed / contradicted / cannot tell / not
 /// measured; definitions in the output and in docs/report.md).
 #[derive(Args, Debug)]
@@ -73,6 +77,12 @@ fn write_svg_and_png(path: &Path, svg: &str) -> anyhow::Result<()> {
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let metric = Metric::parse(&args.metric)?;
     let mut report = Report::from_files(&args.files, metric)?;
+    if !report.cross_commit_duplicates.is_empty() {
+        eprintln!(
+            "note: {} cell(s) appear in rows of two commits; the first row of each is used, both are listed in the report",
+            report.cross_commit_duplicates.len()
+        );
+    }
     report.set_holm_scope(HolmScope::parse(&args.holm)?);
     if let Some(path) = &args.claims {
         let claims = ClaimsFile::read(path)?;
@@ -83,7 +93,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         Format::Csv => render::csv(&report)?,
         Format::Json => render::json(&report)?,
     };
-    print!("{text}");
+    out!("{text}");
     if let Some(v) = &report.verdicts {
         if let Some(p) = &args.verdict_md {
             let md = format!(

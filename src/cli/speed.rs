@@ -170,23 +170,31 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
+    crate::cli::train::check_threads(a.threads)?;
     let threads = a.threads.unwrap_or(cores).max(1);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let new_file = !a.out.exists();
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&a.out)
-        .with_context(|| format!("cannot open {}", a.out.display()))?;
+    let file = crate::files::open_regular(
+        &a.out,
+        std::fs::OpenOptions::new().create(true).append(true),
+        "a speed CSV",
+    )?;
     let mut w = csv::WriterBuilder::new()
         .has_headers(new_file)
         .from_writer(file);
     let extra: Vec<&str> = if a.eval { vec![] } else { vec!["--no-eval"] };
-    println!(
+    outln!(
         "{:<10} {:<16} {:<8} {:>8} {:>12} {:>10} {:>10} {:>9}",
-        "method", "dataset", "device", "threads", "s/epoch", "min", "eval s", "peak MB"
+        "method",
+        "dataset",
+        "device",
+        "threads",
+        "s/epoch",
+        "min",
+        "eval s",
+        "peak MB"
     );
     for (case, cfg) in &configs {
         let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
@@ -216,7 +224,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
         };
-        println!(
+        outln!(
             "{:<10} {:<16} {:<8} {:>8} {:>12.4} {:>10.4} {:>10} {:>9.0}",
             row.method,
             row.dataset,
@@ -232,7 +240,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         w.serialize(&row)?;
         w.flush()?;
     }
-    println!("rows appended to {}", a.out.display());
+    outln!("rows appended to {}", a.out.display());
     let _ = std::io::stdout().flush();
     Ok(())
 }

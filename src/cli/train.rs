@@ -66,7 +66,7 @@ pub struct TrainArgs {
     pub aug: Option<String>,
     #[arg(long)]
     pub epochs: Option<usize>,
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub lr: Option<f64>,
     #[arg(long)]
     pub batch_size: Option<usize>,
@@ -75,7 +75,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub layers: Option<usize>,
     /// SimGRACE perturbation strength.
-    #[arg(long)]
+    #[arg(long, value_parser = finite_f64)]
     pub eta: Option<f64>,
     /// svc-rbf | linear-svc | logreg (graph level).
     #[arg(long)]
@@ -97,10 +97,11 @@ pub struct TrainArgs {
     pub device: String,
     /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. A GraphCL
     /// step on the CPU runs its two views side by side with half of them each (same numbers
-    /// at 1 and 2 threads).
+    /// at 1 and 2 threads). At most 256 (or the number of cores, where larger).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to FILE.labels.npy.
+    /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to
+    /// FILE.labels.npy, as a pair: both or neither are replaced (docs/reliability.md).
     #[arg(long, value_name = "FILE.npy")]
     pub save_embeddings: Option<PathBuf>,
     /// Train only, no evaluation (for timing; `accuracy` is then 0 and `evaluated` false).
@@ -114,6 +115,28 @@ pub struct TrainArgs {
     pub quiet: bool,
 }
 
+/// A finite number (`inf` and `NaN` are refused: no config can hold them).
+pub fn finite_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("must be a finite number, got '{s}'"))
+    }
+}
+
+/// Keys `--set` cannot change: they are chosen by their own flags, which pick the preset
+/// the rest of the config comes from.
+const SET_FORBIDDEN: &[(&str, &str)] = &[
+    ("method", "--method"),
+    ("task", "--method (the task follows from it)"),
+    ("dataset", "--dataset"),
+    ("seed", "--seed"),
+];
+
 /// `a.b.c=value` → nested JSON; the value is parsed as JSON where it can be, else a string.
 pub fn parse_set(s: &str) -> anyhow::Result<(Vec<String>, serde_json::Value)> {
     let (k, v) = s
@@ -123,7 +146,15 @@ pub fn parse_set(s: &str) -> anyhow::Result<(Vec<String>, serde_json::Value)> {
     if path.iter().any(|p| p.is_empty()) {
         anyhow::bail!("--set: empty key in '{s}'");
     }
+    if let Some((key, flag)) = SET_FORBIDDEN.iter().find(|(key, _)| path[0] == *key) {
+        anyhow::bail!(
+            "--set {key}=…: the {key} is chosen by {flag}, not by --set (it selects the preset the other settings come from)"
+        );
+    }
     let v = v.trim();
+    if v.parse::<f64>().is_ok_and(|x| !x.is_finite()) {
+        anyhow::bail!("--set {k}={v}: a setting must be a finite number, not '{v}'");
+    }
     let value =
         serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
     Ok((path, value))
@@ -166,12 +197,19 @@ fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
 /// The resolved config the flags describe.
 pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     if let Some(path) = &a.config {
+        let limit = crate::files::MAX_CONFIG_BYTES;
         let text = if path.as_os_str() == "-" {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s)?;
+            std::io::stdin()
+                .take(limit + 1)
+                .read_to_string(&mut s)
+                .context("reading the run config from standard input")?;
+            if s.len() as u64 > limit {
+                anyhow::bail!("the run config on standard input is more than {limit} bytes");
+            }
             s
         } else {
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?
+            crate::files::read_regular_text(path, limit, "a run config")?
         };
         let cfg: RunConfig = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a valid run config", path.display()))?;
@@ -271,6 +309,27 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     Ok(RunConfig::resolve(&spec)?)
 }
 
+/// The most threads `--threads` accepts: 256, or the machine's cores where it has more.
+/// Far more threads than cores only slows a run down (every parallel step wakes them all).
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .max(256)
+}
+
+/// Checks a `--threads` value: at least 1, at most [`max_threads`].
+pub fn check_threads(threads: Option<usize>) -> anyhow::Result<()> {
+    match threads {
+        Some(0) => anyhow::bail!("--threads must be at least 1"),
+        Some(n) if n > max_threads() => anyhow::bail!(
+            "--threads {n} is more than the limit of {} (256, or the number of cores where there are more)",
+            max_threads()
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Applies `--threads` to libtorch and the rayon pool (once per process).
 pub fn set_threads(threads: Option<usize>) {
     if let Some(n) = threads.filter(|&n| n > 0) {
@@ -284,9 +343,10 @@ pub fn set_threads(threads: Option<usize>) {
 pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     let cfg = build_config(&a)?;
     if a.print_config {
-        println!("{}", serde_json::to_string_pretty(&cfg)?);
+        outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());
     }
+    check_threads(a.threads)?;
     set_threads(a.threads);
     let opts = RunOptions {
         device: a.device.clone(),
@@ -294,10 +354,18 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,
     };
-    let outcome = runner::run(&cfg, &opts)?;
+    let outcome = runner::run_catching_panics(&cfg, &opts)?;
     let record = RunRecord::new(&cfg, outcome);
     if a.json {
-        println!("{}", serde_json::to_string(&record)?);
+        let line = serde_json::to_string(&record)?;
+        if let Err(e) = crate::cli::write_stdout(format_args!("{line}\n")) {
+            // The run is done: never lose its record silently.
+            eprintln!("{line}");
+            anyhow::bail!(
+                "{e}; the run record is printed on standard error above instead (accuracy {:.2})",
+                record.outcome.accuracy
+            );
+        }
         return Ok(());
     }
     let o = &record.outcome;
@@ -306,7 +374,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     } else {
         o.epoch_seconds.iter().sum::<f64>() / o.epoch_seconds.len() as f64
     };
-    println!(
+    outln!(
         "{} · {} · MA {} · seed {} · {} · {}",
         cfg.dataset,
         cfg.method.as_str(),
@@ -316,32 +384,35 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         o.device
     );
     if !o.evaluated {
-        println!("accuracy   (not evaluated: --no-eval)");
+        outln!("accuracy   (not evaluated: --no-eval)");
     } else {
         match o.accuracy_std_folds {
-            Some(sd) => println!(
+            Some(sd) => outln!(
                 "accuracy   {:.2} % (± {:.2} over {} folds)",
                 o.accuracy,
                 sd,
                 o.fold_accuracies.len()
             ),
-            None => println!("accuracy   {:.2} %", o.accuracy),
+            None => outln!("accuracy   {:.2} %", o.accuracy),
         }
     }
     if let Some(v) = o.val_accuracy {
-        println!("validation {v:.2} %");
+        outln!("validation {v:.2} %");
     }
     if let Some(e) = o.selected_epoch {
-        println!("epoch      {e} (chosen by validation accuracy)");
+        outln!("epoch      {e} (chosen by validation accuracy)");
     }
     if let Some(nmi) = o.nmi {
-        println!("NMI        {nmi:.4} (k-means, median of the restarts)");
+        outln!("NMI        {nmi:.4} (k-means, median of the restarts)");
     }
-    println!(
+    outln!(
         "time       train {:.2} s ({:.4} s/epoch over {} epochs), eval {:.2} s",
-        o.train_seconds, per_epoch, o.epochs, o.eval_seconds
+        o.train_seconds,
+        per_epoch,
+        o.epochs,
+        o.eval_seconds
     );
-    println!(
+    outln!(
         "memory     peak RSS {:.0} MB",
         o.peak_rss_bytes as f64 / 1e6
     );
@@ -349,7 +420,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         eprintln!("warning: {w}");
     }
     if let Some(p) = &a.save_embeddings {
-        println!(
+        outln!(
             "embeddings {} (labels: {})",
             p.display(),
             runner::labels_path(p).display()
@@ -361,6 +432,24 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_cannot_change_the_method_and_floats_must_be_finite() {
+        let e = parse_set("method=simgrace").unwrap_err().to_string();
+        assert!(e.contains("--method"), "{e}");
+        assert!(parse_set("dataset=NCI1").is_err());
+        assert!(parse_set("simgrace.eta=0.5").is_ok());
+        for bad in ["lr=inf", "simgrace.eta=NaN", "lr=1e999", "lr=-infinity"] {
+            let e = parse_set(bad).unwrap_err().to_string();
+            assert!(e.contains("finite"), "{bad}: {e}");
+        }
+        assert!(finite_f64("inf").unwrap_err().contains("finite"));
+        assert!(finite_f64("NaN").unwrap_err().contains("finite"));
+        assert_eq!(finite_f64("0.01"), Ok(0.01));
+        assert!(check_threads(Some(100_000)).is_err());
+        assert!(check_threads(Some(0)).is_err());
+        assert!(check_threads(Some(2)).is_ok());
+    }
 
     #[test]
     fn set_parses_json_values_and_nested_keys() {

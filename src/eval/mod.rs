@@ -174,6 +174,13 @@ fn check_folds(folds: &[usize], n: usize) -> Result<usize> {
             folds.len()
         )));
     }
+    // Checked before the per-fold counts are allocated: without gaps, every fold index
+    // is below the number of samples.
+    if let Some((i, f)) = folds.iter().enumerate().find(|(_, &f)| f >= n) {
+        return Err(Error::Config(format!(
+            "fold index {f} of sample {i} is not below the number of samples ({n}); fold indices must be 0..k without gaps"
+        )));
+    }
     let k = folds.iter().copied().max().map_or(0, |m| m + 1);
     if k < 2 {
         return Err(Error::Config(format!("need at least 2 folds, got {k}")));

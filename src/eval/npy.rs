@@ -8,10 +8,35 @@ use npyz::{NpyFile, Order};
 
 use crate::error::{Error, Result};
 
+/// Opens a `.npy` file: a regular file (a FIFO or device is refused, not waited on or read
+/// without end) whose size covers the data its header announces, so that a crafted
+/// header cannot make the reader allocate more than the file holds.
 fn open(path: &Path) -> Result<NpyFile<BufReader<File>>> {
-    let f = File::open(path).map_err(|e| Error::file(path, format!("cannot open: {e}")))?;
-    NpyFile::new(BufReader::new(f))
-        .map_err(|e| Error::file(path, format!("not a readable .npy file: {e}")))
+    let f =
+        crate::files::open_regular(path, std::fs::OpenOptions::new().read(true), "a .npy file")?;
+    let file_len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let npy = NpyFile::new(BufReader::new(f))
+        .map_err(|e| Error::file(path, format!("not a readable .npy file: {e}")))?;
+    let ty = descr(&npy);
+    let item: u64 = ty
+        .trim_start_matches(['<', '>', '=', '|'])
+        .get(1..)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let needed = npy
+        .shape()
+        .iter()
+        .try_fold(item, |acc, &d| acc.checked_mul(d));
+    match needed {
+        Some(bytes) if bytes <= file_len => Ok(npy),
+        _ => Err(Error::file(
+            path,
+            format!(
+                "truncated or corrupt: the header announces shape {:?} of {ty}, more data than the file's {file_len} bytes",
+                npy.shape()
+            ),
+        )),
+    }
 }
 
 fn descr(npy: &NpyFile<BufReader<File>>) -> String {
@@ -213,39 +238,33 @@ fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file beside it, then a rename).
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| Error::file(path, format!("cannot create a file beside it: {e}")))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| Error::file(path, format!("write failed: {e}")))?;
-    tmp.persist(path)
-        .map_err(|e| Error::file(path, format!("cannot move into place: {e}")))?;
-    Ok(())
-}
-
-/// Writes a row-major `n × d` float32 matrix as `.npy`.
-pub fn write_f32_matrix(path: &Path, x: &[f32], n: usize, d: usize) -> Result<()> {
+/// The `.npy` bytes of a row-major `n × d` float32 matrix.
+pub fn f32_matrix_bytes(x: &[f32], n: usize, d: usize) -> Result<Vec<u8>> {
     if x.len() != n * d {
-        return Err(Error::file(
-            path,
-            format!("{} values for a {n} × {d} matrix", x.len()),
-        ));
+        return Err(Error::Config(format!(
+            "{} values for a {n} × {d} matrix",
+            x.len()
+        )));
     }
     let data: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-    write_atomic(path, &npy_bytes("<f4", &[n, d], &data))
+    Ok(npy_bytes("<f4", &[n, d], &data))
 }
 
-/// Writes an int64 vector as `.npy`.
-pub fn write_i64_vector(path: &Path, v: &[i64]) -> Result<()> {
+/// The `.npy` bytes of an int64 vector.
+pub fn i64_vector_bytes(v: &[i64]) -> Vec<u8> {
     let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    write_atomic(path, &npy_bytes("<i8", &[v.len()], &data))
+    npy_bytes("<i8", &[v.len()], &data)
+}
+
+/// Writes a row-major `n × d` float32 matrix as `.npy` (atomically).
+pub fn write_f32_matrix(path: &Path, x: &[f32], n: usize, d: usize) -> Result<()> {
+    let bytes = f32_matrix_bytes(x, n, d).map_err(|e| Error::file(path, e.to_string()))?;
+    crate::files::write_atomic(path, &bytes)
+}
+
+/// Writes an int64 vector as `.npy` (atomically).
+pub fn write_i64_vector(path: &Path, v: &[i64]) -> Result<()> {
+    crate::files::write_atomic(path, &i64_vector_bytes(v))
 }
 
 #[cfg(test)]

@@ -242,6 +242,16 @@ pub struct AdgclConfig {
     pub ma_edge_drop: f64,
 }
 
+/// Size limits checked by [`RunConfig::validate`]: far beyond every published setting
+/// (hidden ≤ 512, ≤ 5 layers, ≤ 2000 epochs), and small enough that a typo such as
+/// `--hidden 100000000` is refused up front instead of failing inside an allocation.
+pub const MAX_WIDTH: usize = 16_384;
+/// Layers, propagations per layer (MA ranges, `base_k`, `eval_k`).
+pub const MAX_DEPTH: usize = 64;
+pub const MAX_EPOCHS: usize = 1_000_000;
+pub const MAX_BATCH_SIZE: usize = 1 << 20;
+pub const MAX_RESTARTS: usize = 10_000;
+
 /// Everything that determines one run.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -338,6 +348,33 @@ impl RunConfig {
         }
         if self.batch_size == 0 || self.hidden == 0 || self.layers == 0 {
             return bad("batch_size/hidden/layers", "must be at least 1".into());
+        }
+        let mut sizes = vec![
+            ("epochs", self.epochs, MAX_EPOCHS),
+            ("batch_size", self.batch_size, MAX_BATCH_SIZE),
+            ("hidden", self.hidden, MAX_WIDTH),
+            ("layers", self.layers, MAX_DEPTH),
+            ("ma.view1", self.ma.view1[1], MAX_DEPTH),
+            ("ma.view2", self.ma.view2[1], MAX_DEPTH),
+        ];
+        if let Some(n) = &self.node {
+            sizes.extend([
+                ("node.proj_hidden", n.proj_hidden, MAX_WIDTH),
+                ("node.base_k", n.base_k, MAX_DEPTH),
+                ("node.eval_k", n.eval_k, MAX_DEPTH),
+                ("node.kmeans_restarts", n.kmeans_restarts, MAX_RESTARTS),
+            ]);
+        }
+        if let Some(a) = &self.adgcl {
+            sizes.push(("adgcl.edge_mlp_dim", a.edge_mlp_dim, MAX_WIDTH));
+        }
+        for (field, v, max) in sizes {
+            if v > max {
+                return bad(
+                    field,
+                    format!("{v} is larger than the limit of {max} (no run of this size fits in memory or finishes)"),
+                );
+            }
         }
         if self.loss.temperature.is_nan() || self.loss.temperature <= 0.0 {
             return bad(

@@ -6,7 +6,7 @@
 //! and cuts it off (`--resume`), and reports which cells (by config hash) are done.
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -154,12 +154,11 @@ impl ResultsFile {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|e| Error::file(path, format!("cannot open results file: {e}")))?;
+        let mut file = crate::files::open_regular(
+            path,
+            OpenOptions::new().read(true).append(true).create(true),
+            "a results file",
+        )?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
@@ -172,22 +171,73 @@ impl ResultsFile {
                 return Err(Error::file(path, format!("cannot lock: {e}")))
             }
         }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| Error::file(path, format!("cannot read: {e}")))?;
+        let mut bytes = crate::files::read_bounded(
+            &mut file,
+            path,
+            crate::files::MAX_RESULTS_BYTES,
+            "the results file",
+        )?;
         let mut existing = ExistingRows::default();
-        // Cut off an incomplete last line (a writer killed mid-write).
+        // Everything below only reads until the file is known to be a magcl result file:
+        // a foreign file is refused with not one byte changed.
         let complete = match bytes.iter().rposition(|b| *b == b'\n') {
             Some(i) => i + 1,
             None => 0,
         };
-        if complete < bytes.len() {
-            if !resume && complete > 0 {
-                return Err(Error::file(
-                    path,
-                    "the last line is incomplete (a run was killed while writing); pass --resume to repair and continue",
-                ));
+        let header = header_line();
+        let old_header = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(","));
+        if complete == 0 {
+            // No complete line: empty, or a header whose writer was killed mid-write.
+            if !bytes.is_empty()
+                && !header.as_bytes().starts_with(&bytes)
+                && !old_header.as_bytes().starts_with(&bytes)
+            {
+                return Err(not_ours(path));
             }
+            if !bytes.is_empty() && !resume {
+                // Most likely ours, killed while writing the header; but a user's file
+                // could be that short too, so it is rewritten only when asked to.
+                return Err(incomplete_last_line(path));
+            }
+        } else {
+            let first_end = bytes.iter().position(|b| *b == b'\n').unwrap_or(0) + 1;
+            let first = &bytes[..first_end];
+            let first = first.strip_suffix(b"\r\n").map_or(first.to_vec(), |f| {
+                let mut f = f.to_vec();
+                f.push(b'\n');
+                f
+            });
+            if first == old_header.as_bytes() {
+                let rows = read_rows_from(path, &bytes[..complete])?;
+                if !rows.is_empty() && !resume {
+                    return Err(already_holds(path, rows.len()));
+                }
+                if complete < bytes.len() && !resume {
+                    return Err(incomplete_last_line(path));
+                }
+                existing.repaired_bytes = bytes.len() - complete;
+                upgrade(path, &rows)?;
+                drop(file);
+                let (rf, mut again) = ResultsFile::open(path, resume)?;
+                again.repaired_bytes += existing.repaired_bytes;
+                return Ok((rf, again));
+            }
+            if first != header.as_bytes() {
+                return Err(not_ours(path));
+            }
+            // The complete rows must all read before anything is repaired.
+            let rows = read_rows_from(path, &bytes[..complete])?;
+            if !rows.is_empty() && !resume {
+                return Err(already_holds(path, rows.len()));
+            }
+            if complete < bytes.len() && !resume {
+                return Err(incomplete_last_line(path));
+            }
+            existing.rows = rows.len();
+            existing.done = rows.into_iter().map(|r| r.config_hash).collect();
+        }
+        // Cut off an incomplete last line (a writer killed mid-write).
+        if complete < bytes.len() {
             file.set_len(complete as u64)
                 .and_then(|_| file.sync_data())
                 .map_err(|e| Error::file(path, format!("cannot repair truncated line: {e}")))?;
@@ -199,39 +249,8 @@ impl ResultsFile {
             file,
         };
         if bytes.is_empty() {
-            rf.append_raw(header_line().as_bytes())?;
-            return Ok((rf, existing));
+            rf.append_raw(header.as_bytes())?;
         }
-        let text = String::from_utf8_lossy(&bytes);
-        let first = text.lines().next().unwrap_or("").trim_end().to_string();
-        let old_header = COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(",");
-        if first == old_header {
-            let rows = read_rows_from(path, bytes.as_slice())?;
-            if !rows.is_empty() && !resume {
-                return Err(already_holds(path, rows.len()));
-            }
-            upgrade(path, &rows)?;
-            drop(rf);
-            let (rf, mut again) = ResultsFile::open(path, resume)?;
-            again.repaired_bytes += existing.repaired_bytes;
-            return Ok((rf, again));
-        }
-        if first != COLUMNS.join(",") {
-            return Err(Error::parse(
-                path,
-                1,
-                format!(
-                    "not a magcl result file of this version (header differs); expected columns: {}",
-                    COLUMNS.join(",")
-                ),
-            ));
-        }
-        let rows = read_rows_from(path, bytes.as_slice())?;
-        if !rows.is_empty() && !resume {
-            return Err(already_holds(path, rows.len()));
-        }
-        existing.rows = rows.len();
-        existing.done = rows.into_iter().map(|r| r.config_hash).collect();
         Ok((rf, existing))
     }
 
@@ -261,6 +280,24 @@ impl ResultsFile {
     }
 }
 
+fn not_ours(path: &Path) -> Error {
+    Error::parse(
+        path,
+        1,
+        format!(
+            "not a magcl result file of this version (header differs), left unchanged; choose another --out. Expected columns: {}",
+            COLUMNS.join(",")
+        ),
+    )
+}
+
+fn incomplete_last_line(path: &Path) -> Error {
+    Error::file(
+        path,
+        "the last line is incomplete (a run was killed while writing); pass --resume to repair and continue",
+    )
+}
+
 fn already_holds(path: &Path, rows: usize) -> Error {
     Error::file(
         path,
@@ -278,26 +315,15 @@ fn upgrade(path: &Path, rows: &[ResultRow]) -> Result<()> {
     for r in rows {
         out.extend(r.to_line()?);
     }
-    let tmp = path.with_extension("csv.upgrading");
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(&out)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::file(path, format!("cannot add the warnings column: {e}"))
-    })
+    crate::files::write_atomic(path, &out)
+        .map_err(|e| Error::file(path, format!("cannot add the warnings column: {e}")))
 }
 
 /// Reads the rows of one result file. Repeated header lines (files concatenated with
 /// `cat`) are skipped; an incomplete last line is ignored.
 pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|e| Error::file(path, format!("cannot read: {e}")))?;
+    let mut bytes =
+        crate::files::read_regular(path, crate::files::MAX_RESULTS_BYTES, "a results file")?;
     if let Some(i) = bytes.iter().rposition(|b| *b == b'\n') {
         bytes.truncate(i + 1);
     } else {
@@ -337,9 +363,42 @@ fn read_rows_from(path: &Path, bytes: &[u8]) -> Result<Vec<ResultRow>> {
         let row: ResultRow = rec
             .deserialize(Some(&headers))
             .map_err(|e| Error::parse(path, line, format!("malformed result row: {e}")))?;
+        check_values(&row).map_err(|msg| Error::parse(path, line, msg))?;
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// Values no run can produce are errors, not data: an accuracy outside [0, 100], an NMI
+/// outside [0, 1], or a non-finite number in any numeric column.
+fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
+    let finite = [
+        ("accuracy", Some(r.accuracy)),
+        ("accuracy_std_folds", r.accuracy_std_folds),
+        ("nmi", r.nmi),
+        ("train_seconds", Some(r.train_seconds)),
+        ("eval_seconds", Some(r.eval_seconds)),
+        ("peak_memory_mb", Some(r.peak_memory_mb)),
+    ];
+    for (name, v) in finite {
+        if let Some(v) = v.filter(|v| !v.is_finite()) {
+            return Err(format!(
+                "{name} is {v}; a result row holds finite numbers only (a damaged or edited file?)"
+            ));
+        }
+    }
+    if !(0.0..=100.0).contains(&r.accuracy) {
+        return Err(format!(
+            "accuracy {} lies outside [0, 100] (percent); a damaged or edited file?",
+            r.accuracy
+        ));
+    }
+    if let Some(n) = r.nmi.filter(|n| !(0.0..=1.0).contains(n)) {
+        return Err(format!(
+            "nmi {n} lies outside [0, 1]; a damaged or edited file?"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -180,6 +180,56 @@ pub fn peak_rss_bytes() -> u64 {
         .unwrap_or(0)
 }
 
+/// [`run`], with a panic on the way (the tensor library panics where an operation fails,
+/// e.g. an allocation larger than the memory) turned into an error that names it.
+pub fn run_catching_panics(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
+    use std::sync::{Arc, Mutex};
+    let place: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let seen = Arc::clone(&place);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(mut p) = seen.lock() {
+            if p.is_none() {
+                *p = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
+            }
+        }
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cfg, opts)));
+    std::panic::set_hook(previous);
+    result.unwrap_or_else(|payload| {
+        let msg = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown failure".into());
+        // The first line, also of an error quoted with escaped newlines (libtorch's
+        // messages carry a C++ backtrace after the first line).
+        let first = msg
+            .split("\\n")
+            .next()
+            .and_then(|l| l.lines().next())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let at = place
+            .lock()
+            .ok()
+            .and_then(|p| p.clone())
+            .map(|l| format!(" (at {l})"))
+            .unwrap_or_default();
+        let hint = if msg.contains("memory") || msg.contains("alloc") {
+            "; the model or batch does not fit in memory: try a smaller hidden, layers or batch_size"
+        } else {
+            ""
+        };
+        Err(Error::Numeric(format!(
+            "the run failed inside the tensor code: {first}{at}{hint}"
+        )))
+    })
+}
+
 /// Runs `cfg`: the single entry point used by `magcl train` and by every bench cell.
 pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
     cfg.validate()?;
@@ -229,10 +279,11 @@ fn save_embeddings(
     d: usize,
     labels: &[u32],
 ) -> Result<()> {
-    eval::npy::write_f32_matrix(path, x, n, d)?;
+    // Written as a pair: new embeddings never sit beside old labels.
+    let emb = eval::npy::f32_matrix_bytes(x, n, d)?;
     let lp = labels_path(path);
     let y: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
-    eval::npy::write_i64_vector(&lp, &y)
+    crate::files::write_pair_atomic((path, &emb), (&lp, &eval::npy::i64_vector_bytes(&y)))
 }
 
 /// `X.npy` → `X.labels.npy`.

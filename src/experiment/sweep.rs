@@ -114,8 +114,11 @@ pub struct Sweep {
 impl Sweep {
     /// Reads and expands a sweep file.
     pub fn load(path: &Path) -> Result<Sweep> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::file(path, format!("cannot read sweep config: {e}")))?;
+        let text = crate::files::read_regular_text(
+            path,
+            crate::files::MAX_CONFIG_BYTES,
+            "a sweep config",
+        )?;
         Sweep::parse(&text, path)
     }
 
@@ -187,6 +190,15 @@ impl Sweep {
                 }
             }
         }
+        if let Some(n) = &name {
+            check_name(n).map_err(|msg| {
+                let line = text
+                    .lines()
+                    .position(|l| l.trim_start().starts_with("name"))
+                    .map_or(1, |i| i + 1);
+                Error::parse(path, line, msg)
+            })?;
+        }
         let name = name.unwrap_or_else(|| {
             path.file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -203,7 +215,16 @@ impl Sweep {
         let mut duplicates = 0;
         for s in &sections {
             let s = s.inherit(&top);
-            for cell in s.expand(&src)? {
+            let expanded = s.expand(&src)?;
+            if cells.len() + expanded.len() > MAX_CELLS {
+                return Err(Error::file(
+                    path,
+                    format!(
+                        "the sweep has more than {MAX_CELLS} cells; split it into several sweeps"
+                    ),
+                ));
+            }
+            for cell in expanded {
                 if seen.insert(cell.hash.clone()) {
                     cells.push(Cell {
                         index: cells.len(),
@@ -224,6 +245,28 @@ impl Sweep {
             cells,
             duplicates,
         })
+    }
+}
+
+/// The most cells one sweep may have (its expanded configs are held in memory, a few KB
+/// each).
+pub const MAX_CELLS: usize = 100_000;
+
+/// A sweep's `name` becomes the default result file name (`results/NAME.csv`): it must be
+/// a plain file name, not a path.
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.starts_with('.')
+        && !name.contains(['/', '\\', '\0'])
+        && !name.chars().any(char::is_control);
+    if plain {
+        Ok(())
+    } else {
+        Err(format!(
+            "name = {name:?}: the name becomes the result file name, so it must be a plain file name (no '/', '\\', leading '.' or control characters)"
+        ))
     }
 }
 
@@ -635,7 +678,29 @@ impl Section {
                 ));
             }
         }
-        let points = grid_points(self.grid.as_deref().unwrap_or(&[]));
+        // The number of cells is known before any is built: refuse a sweep that could not
+        // be held in memory (e.g. `seeds = 3000000`) before expanding it.
+        let axes = self.grid.as_deref().unwrap_or(&[]);
+        let count = [
+            seeds.len(),
+            datasets.len(),
+            methods.len(),
+            ma.len(),
+            evaluators.len(),
+        ]
+        .into_iter()
+        .chain(axes.iter().map(|a| a.values.len()))
+        .try_fold(1usize, |acc, n| acc.checked_mul(n))
+        .filter(|&n| n <= MAX_CELLS);
+        if count.is_none() {
+            return Err(src.err(
+                self.span.clone(),
+                format!(
+                    "this sweep has more than {MAX_CELLS} cells (seeds × datasets × methods × MA settings × evaluators × grid points); split it into several sweeps"
+                ),
+            ));
+        }
+        let points = grid_points(axes);
         let mut cells = Vec::new();
         for (seed, seed_span) in seeds {
             for (dataset, dataset_span) in datasets {
@@ -829,6 +894,12 @@ fn read_seeds(src: &Src, v: &Spanned<DeValue>) -> Result<Vec<(u64, Span)>> {
                     format!(
                         "seeds = {n}: at least one seed is needed (seeds = N runs seeds 0..N-1)"
                     ),
+                ));
+            }
+            if n as u64 > MAX_CELLS as u64 {
+                return Err(src.err(
+                    v.span(),
+                    format!("seeds = {n}: more than the {MAX_CELLS} cells a sweep may have"),
                 ));
             }
             (0..n as u64).map(|s| (s, v.span())).collect()

@@ -18,13 +18,14 @@
 //! - Comparisons with fewer than 5 pairs are flagged.
 //! - Node-level groups are split by the evaluation split (`public` / `random`): runs on
 //!   different test sets are different experiments.
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::experiment::results::{read_rows, ResultRow};
+use crate::experiment::RunConfig;
 use crate::stats::{self, PairedComparison, Summary};
 
 pub mod claims;
@@ -127,7 +128,7 @@ pub struct Group {
     pub key: GroupKey,
     #[serde(flatten)]
     pub summary: Summary,
-    /// The metric per seed (seeds with several rows are averaged).
+    /// The metric per seed (one row per seed: repeats of a cell are left out).
     pub by_seed: BTreeMap<u64, f64>,
 }
 
@@ -168,6 +169,26 @@ pub struct Report {
     /// The paper's claims joined with the comparisons (`magcl report --claims`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdicts: Option<claims::Verdicts>,
+    /// Rows that repeat the config hash of a row from another commit: the same cell run
+    /// by two versions of the code. The first row is used; both are reported.
+    pub cross_commit_duplicates: Vec<CrossCommitDuplicate>,
+}
+
+/// A cell present in the input twice, from two commits.
+#[derive(Clone, Debug, Serialize)]
+pub struct CrossCommitDuplicate {
+    pub dataset: String,
+    pub method: String,
+    pub ma: String,
+    pub variant: String,
+    pub seed: u64,
+    pub config_hash: String,
+    /// The commit and metric value of the row used.
+    pub used_commit: String,
+    pub used_value: Option<f64>,
+    /// The commit and metric value of the row left out.
+    pub other_commit: String,
+    pub other_value: Option<f64>,
 }
 
 /// A run that warned, e.g. about one embedding dimension dominating the others.
@@ -275,16 +296,48 @@ impl Report {
     /// (`base:code`, `base:paper`): runs of the two presets are different experiments.
     pub fn build(rows: Vec<ResultRow>, metric: Metric) -> Result<Report> {
         let total = rows.len();
-        let mut seen = HashSet::new();
+        let mut seen: HashMap<&str, &ResultRow> = HashMap::new();
         let mut duplicate_rows = 0;
         let mut missing_metric = 0;
         let mut values: HashMap<GroupKey, BTreeMap<u64, Vec<f64>>> = HashMap::new();
+        // The configuration (seed left out) of the first row of each group.
+        let mut configs: HashMap<GroupKey, (serde_json::Value, &ResultRow)> = HashMap::new();
+        let mut first_of_seed: HashMap<(GroupKey, u64), &ResultRow> = HashMap::new();
         let mut warned = Vec::new();
+        let mut cross_commit_duplicates = Vec::new();
         for r in &rows {
-            if !seen.insert(r.config_hash.clone()) {
+            if let Some(first) = seen.get(r.config_hash.as_str()) {
                 duplicate_rows += 1;
+                cross_commit_duplicates.extend(cross_commit(first, r, metric));
                 continue;
             }
+            seen.insert(&r.config_hash, r);
+            let key = GroupKey {
+                dataset: r.dataset.clone(),
+                method: method_key(r),
+                evaluator: r.evaluator.clone(),
+                ma: r.ma.clone(),
+                variant: r.variant.clone(),
+                split: node_split(r),
+            };
+            let cfg = config_without_seed(r);
+            match configs.get(&key) {
+                None => {
+                    configs.insert(key.clone(), (cfg, r));
+                }
+                Some((first_cfg, first)) if *first_cfg != cfg => {
+                    return Err(mixed_configs(&key, first, first_cfg, r, &cfg));
+                }
+                Some(_) => {}
+            }
+            // The same configuration and seed under another config hash (e.g. written by
+            // a version that hashed differently) is the same cell again: never averaged.
+            if let Some(first) = first_of_seed.get(&(key.clone(), r.seed)) {
+                duplicate_rows += 1;
+                cross_commit_duplicates.extend(cross_commit(first, r, metric));
+                continue;
+            }
+            first_of_seed.insert((key.clone(), r.seed), r);
             if !r.warnings.is_empty() {
                 warned.push(WarnedRun {
                     dataset: r.dataset.clone(),
@@ -299,14 +352,6 @@ impl Report {
             let Some(v) = metric.value(r) else {
                 missing_metric += 1;
                 continue;
-            };
-            let key = GroupKey {
-                dataset: r.dataset.clone(),
-                method: method_key(r),
-                evaluator: r.evaluator.clone(),
-                ma: r.ma.clone(),
-                variant: r.variant.clone(),
-                split: node_split(r),
             };
             values
                 .entry(key)
@@ -351,6 +396,7 @@ impl Report {
             holm_scope: HolmScope::Family,
             warned,
             verdicts: None,
+            cross_commit_duplicates,
         })
     }
 
@@ -504,18 +550,15 @@ pub fn variant_keys(variant: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Writes `text` to `path` (creating its folder).
+/// Writes `text` to `path` (creating its folder) atomically: a temporary file beside it,
+/// then a rename, so a failure leaves the previous file as it was.
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
     write_bytes(path, text.as_bytes())
 }
 
-/// Writes `bytes` to `path` (creating its folder).
+/// Writes `bytes` to `path` atomically, like [`write_file`].
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
-    }
-    std::fs::write(path, bytes).map_err(|e| Error::file(path, format!("cannot write: {e}")))
+    crate::files::write_atomic(path, bytes)
 }
 
 /// The evaluation split of a node-level row (`node.split` of its config); empty for
@@ -525,6 +568,109 @@ fn node_split(r: &ResultRow) -> String {
         .ok()
         .and_then(|c| c["node"]["split"].as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// The report entry of `again`, a repeat of the cell of `first`, if it comes from
+/// another commit.
+fn cross_commit(
+    first: &ResultRow,
+    again: &ResultRow,
+    metric: Metric,
+) -> Option<CrossCommitDuplicate> {
+    (first.git_commit != again.git_commit).then(|| CrossCommitDuplicate {
+        dataset: again.dataset.clone(),
+        method: method_key(again),
+        ma: again.ma.clone(),
+        variant: again.variant.clone(),
+        seed: again.seed,
+        config_hash: again.config_hash.clone(),
+        used_commit: first.git_commit.clone(),
+        used_value: metric.value(first),
+        other_commit: again.git_commit.clone(),
+        other_value: metric.value(again),
+    })
+}
+
+/// A row's configuration as JSON without its seed (normalised through [`RunConfig`] where
+/// it parses, so that files written before a field existed compare equal); the raw JSON,
+/// or the raw text, where it does not.
+fn config_without_seed(r: &ResultRow) -> serde_json::Value {
+    use serde_json::Value;
+    let mut v = match serde_json::from_str::<RunConfig>(&r.config) {
+        Ok(c) => serde_json::to_value(&c).unwrap_or(Value::Null),
+        Err(_) => serde_json::from_str::<Value>(&r.config)
+            .unwrap_or_else(|_| Value::String(r.config.clone())),
+    };
+    if let Some(o) = v.as_object_mut() {
+        o.remove("seed");
+    }
+    v
+}
+
+/// The dotted keys where two configs differ, with both values (at most `limit`).
+fn differing_keys(a: &serde_json::Value, b: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                let null = Value::Null;
+                differing_keys(
+                    x.get(k).unwrap_or(&null),
+                    y.get(k).unwrap_or(&null),
+                    &p,
+                    out,
+                );
+            }
+        }
+        _ if a != b => {
+            let name = if path.is_empty() { "config" } else { path };
+            out.push(format!("{name} ({a} vs {b})"));
+        }
+        _ => {}
+    }
+}
+
+fn mixed_configs(
+    key: &GroupKey,
+    first: &ResultRow,
+    first_cfg: &serde_json::Value,
+    other: &ResultRow,
+    other_cfg: &serde_json::Value,
+) -> Error {
+    let mut keys = Vec::new();
+    differing_keys(first_cfg, other_cfg, "", &mut keys);
+    let shown = keys.len().min(8);
+    let more = if keys.len() > shown {
+        format!(" and {} more", keys.len() - shown)
+    } else {
+        String::new()
+    };
+    Error::Config(format!(
+        "rows of {} · {} · {} · MA {} · variant '{}' come from different configurations \
+         (seed {} config_hash {} from commit {} vs seed {} config_hash {} from commit {}), \
+         differing in {}{more}; a report never averages different configurations: \
+         report these files separately, or run the settings as grid variants",
+        key.dataset,
+        key.method,
+        key.evaluator,
+        key.ma,
+        key.variant,
+        first.seed,
+        first.config_hash,
+        first.git_commit,
+        other.seed,
+        other.config_hash,
+        other.git_commit,
+        keys[..shown].join(", ")
+    ))
 }
 
 /// The method part of a group key: the method, with the node-level preset appended

@@ -226,6 +226,33 @@ pub fn markdown(r: &Report) -> String {
     if let Some(v) = &r.verdicts {
         s.push_str(&super::claims::verdict_markdown(v, r.metric));
     }
+    if !r.cross_commit_duplicates.is_empty() {
+        section_with_table(
+            &mut s,
+            "Cells run by more than one commit",
+            "The same configuration and seed appear in rows from different commits; the first row is used, the other is left out.\n\n",
+            "| dataset | method | MA | variant | seed | config hash | used: commit | value | left out: commit | value |",
+            "|---|---|---|---|--:|---|---|--:|---|--:|",
+        );
+        for c in &r.cross_commit_duplicates {
+            let v = |x: Option<f64>| x.map_or("–".to_string(), |x| fmt_num(x, d));
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                c.dataset,
+                method_name(&c.method),
+                c.ma,
+                c.variant,
+                c.seed,
+                c.config_hash,
+                c.used_commit,
+                v(c.used_value),
+                c.other_commit,
+                v(c.other_value)
+            );
+        }
+        s.push('\n');
+    }
 
     let _ = writeln!(s, "## How the statistics are computed\n");
     s.push_str(&stats_notes(r.holm_scope));
