@@ -195,7 +195,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
 
 fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume: bool) {
     println!(
-        "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  hash",
+        "{:>5}  {:<6}  {:<14} {:<11} {:<18} {:<22} {:<10} {:>4}  hash",
         "#", "status", "dataset", "method", "ma", "variant", "evaluator", "seed"
     );
     for c in cells {
@@ -207,11 +207,11 @@ fn print_cells(cells: &[Cell], done: &std::collections::HashSet<String>, resume:
             "todo"
         };
         println!(
-            "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  {}",
+            "{:>5}  {:<6}  {:<14} {:<11} {:<18} {:<22} {:<10} {:>4}  {}",
             c.index,
             status,
             c.config.dataset,
-            c.config.method.as_str(),
+            c.config.method_label(),
             c.ma_label(),
             c.variant,
             c.config.evaluator,
@@ -502,7 +502,7 @@ fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str
     // The sweep's identity of the cell, so that --resume recognises it.
     row.config_hash = cell.hash.clone();
     row.dataset = cell.config.dataset.clone();
-    row.method = cell.config.method.as_str().into();
+    row.method = cell.config.method_label();
     row.ma = cell.ma_label();
     row.seed = cell.config.seed;
     row.evaluator = cell.config.evaluator.clone();
