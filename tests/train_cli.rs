@@ -1,6 +1,5 @@
 //! `magcl train` options that change what is written: `--no-eval --save-embeddings` still
-//! writes the final encoder's embeddings (every method, graph and node level); the MA
-//! reading and AD-GCL augmenter flags reach the resolved config.
+//! writes the final encoder's embeddings (every method, graph and node level).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,6 +57,7 @@ fn print_config(args: &[&str]) -> Result<serde_json::Value, String> {
     }
 }
 
+/// The MA reading and AD-GCL augmenter flags reach the resolved config.
 #[test]
 fn reading_and_augmenter_flags_reach_the_config() {
     let c = print_config(&["-m", "graphcl", "-d", "MUTAG", "--reading", "code"]).unwrap();
