@@ -35,6 +35,8 @@ pub mod streams {
     pub const EVAL: u64 = 8;
     pub const SYNTHETIC: u64 = 9;
     pub const TORCH: u64 = 10;
+    /// Per-epoch MA schedules (`ma.redraw = epoch`).
+    pub const SCHEDULE_EPOCH: u64 = 11;
 }
 
 /// A tensor of i.i.d. N(0, 1) draws from the stream `(seed, keys)`, made on the CPU and

@@ -22,6 +22,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("citeseer_split.toml", 20),
         ("simgrace_seeds.toml", 300),
         ("graphcl_seeds.toml", 240),
+        ("ma_verdict.toml", 1200),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("benchmarks").join(file);

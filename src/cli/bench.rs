@@ -248,7 +248,7 @@ fn print_cells(
     resume: bool,
 ) -> anyhow::Result<()> {
     outln!(
-        "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  hash",
+        "{:>5}  {:<6}  {:<14} {:<11} {:<18} {:<22} {:<10} {:>4}  hash",
         "#",
         "status",
         "dataset",
@@ -267,11 +267,11 @@ fn print_cells(
             "todo"
         };
         outln!(
-            "{:>5}  {:<6}  {:<14} {:<9} {:<18} {:<22} {:<10} {:>4}  {}",
+            "{:>5}  {:<6}  {:<14} {:<11} {:<18} {:<22} {:<10} {:>4}  {}",
             c.index,
             status,
             c.config.dataset,
-            c.config.method.as_str(),
+            c.config.method_label(),
             c.ma_label(),
             c.variant,
             c.config.evaluator,
@@ -563,7 +563,7 @@ fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str
     // The sweep's identity of the cell, so that --resume recognises it.
     row.config_hash = cell.hash.clone();
     row.dataset = cell.config.dataset.clone();
-    row.method = cell.config.method.as_str().into();
+    row.method = cell.config.method_label();
     row.ma = cell.ma_label();
     row.seed = cell.config.seed;
     row.evaluator = cell.config.evaluator.clone();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
+use crate::experiment::config::{Constraints, GinMode, MethodName, RunConfig, RunSpec};
 use crate::experiment::run as runner;
 use crate::experiment::{RunOptions, RunRecord};
 
@@ -16,6 +16,15 @@ use crate::experiment::{RunOptions, RunRecord};
 ///   magcl train --method graphcl --dataset MUTAG --ma --ma-mode gin-sum
 ///   magcl train --method simgrace --dataset NCI1 --eta 1.0
 ///   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
+///   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
+///
+/// MA readings (docs/ma.md): `--reading current` (default), `code` or `paper` set the
+/// switches the paper leaves open; single switches via flags or `--set ma.KEY=VALUE`:
+///   magcl train --method graphcl --dataset NCI1 --reading code
+///   magcl train --method simgrace --dataset MUTAG --reading code --set ma.k_branch=negatives
+///   (ma.zero_k = mlp|plain, ma.ranges = inclusive|exclusive, ma.k_branch =
+///   unaugmented|anchor|negatives, ma.redraw = step|epoch, ma.constraints =
+///   none|sum|layers|both, ma.eval_k = N)
 ///
 /// Node level (the MA-GCL base model; `--ma` turns it into MA-GCL):
 ///   magcl train --method base --dataset Cora --preset code --ma
@@ -28,7 +37,8 @@ use crate::experiment::{RunOptions, RunRecord};
 #[derive(Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct TrainArgs {
-    /// graphcl | simgrace | adgcl (graph level) | base (node level: the MA-GCL base model).
+    /// graphcl | simgrace | adgcl | adgcl-fixed (graph level) | base (node level: the MA-GCL
+    /// base model). `adgcl-fixed` is AD-GCL with `adgcl.augmenter = fixed`.
     #[arg(long, short = 'm')]
     pub method: Option<String>,
     /// Dataset name (see `magcl datasets list`), e.g. MUTAG, NCI1, Cora, synthetic.
@@ -52,15 +62,30 @@ pub struct TrainArgs {
     /// How GIN layers read an MA schedule: gin+filter (default) | gin-sum | filter.
     #[arg(long)]
     pub ma_mode: Option<String>,
-    /// Inclusive range of propagations per layer for view 1, e.g. `0,2`.
+    /// Range of propagations per layer for view 1 (K), e.g. `0,2`; the upper bound is
+    /// drawn unless `ma.ranges = exclusive` (the `code` reading).
     #[arg(long, value_name = "LO,HI")]
     pub ma_view1: Option<String>,
-    /// Inclusive range of propagations per layer for view 2, e.g. `0,4`.
+    /// Range of propagations per layer for view 2 (K′), e.g. `0,4` (see --ma-view1).
     #[arg(long, value_name = "LO,HI")]
     pub ma_view2: Option<String>,
-    /// Enforce the paper's constraints ΣK ≠ ΣK′ and K_i ≠ K′_i.
+    /// A named reading of the paper's open choices: current (default) | code | paper
+    /// (implies --ma; docs/ma.md).
     #[arg(long)]
-    pub constraints: bool,
+    pub reading: Option<String>,
+    /// Enforce Algorithm 1's constraints: both (the flag alone) | sum (ΣK ≠ ΣK′) | layers
+    /// (K_i ≠ K′_i) | none.
+    #[arg(long, value_name = "WHICH", num_args = 0..=1, default_missing_value = "both")]
+    pub constraints: Option<String>,
+    /// Draw new MA schedules every `step` or every `epoch`.
+    #[arg(long)]
+    pub redraw: Option<String>,
+    /// Propagations per layer of the evaluation encoder under MA (graph level).
+    #[arg(long)]
+    pub eval_k: Option<usize>,
+    /// AD-GCL's augmenter: learned (AD-GCL) | fixed (edge dropping + attribute masking).
+    #[arg(long)]
+    pub augmenter: Option<String>,
     /// Augmentation (graph level): random2 | random3 | random4 | node-drop | edge-drop | mask | subgraph | subgraph-1hop | none.
     #[arg(long)]
     pub aug: Option<String>,
@@ -183,7 +208,7 @@ fn insert(
 fn range(s: &str, flag: &str) -> anyhow::Result<serde_json::Value> {
     let parts: Vec<&str> = s.split([',', '-', ':']).map(str::trim).collect();
     if parts.len() != 2 {
-        anyhow::bail!("{flag} expects LO,HI (inclusive), got '{s}'");
+        anyhow::bail!("{flag} expects LO,HI, got '{s}'");
     }
     let lo: usize = parts[0]
         .parse()
@@ -211,12 +236,17 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         } else {
             crate::files::read_regular_text(path, limit, "a run config")?
         };
-        let cfg: RunConfig = serde_json::from_str(&text)
+        let mut cfg: RunConfig = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a valid run config", path.display()))?;
+        cfg.normalise();
         cfg.validate()?;
         return Ok(cfg);
     }
+    let fixed_adgcl = a.method.as_deref().is_some_and(|m| {
+        ["adgcl-fixed", "ad-gcl-fixed"].contains(&m.to_ascii_lowercase().as_str())
+    });
     let method = match &a.method {
+        Some(_) if fixed_adgcl => MethodName::Adgcl,
         Some(m) => MethodName::parse(m)?,
         None => {
             anyhow::bail!("--method is required (graphcl, simgrace, adgcl or base); see --help")
@@ -244,8 +274,11 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         let p: Vec<String> = path.split('.').map(str::to_string).collect();
         insert(&mut o, &p, v);
     };
-    if a.ma || a.tricks.is_some() || a.ma_mode.is_some() {
+    if a.ma || a.tricks.is_some() || a.ma_mode.is_some() || a.reading.is_some() {
         put("ma.enabled", true.into());
+    }
+    if let Some(r) = &a.reading {
+        put("ma.reading", r.clone().into());
     }
     if let Some(t) = &a.tricks {
         let t = t.to_ascii_uppercase();
@@ -265,8 +298,20 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     if let Some(r) = &a.ma_view2 {
         put("ma.view2", range(r, "--ma-view2")?);
     }
-    if a.constraints {
-        put("ma.constraints", true.into());
+    if let Some(c) = &a.constraints {
+        put("ma.constraints", Constraints::parse(c)?.as_str().into());
+    }
+    if let Some(r) = &a.redraw {
+        put("ma.redraw", r.clone().into());
+    }
+    if let Some(k) = a.eval_k {
+        put("ma.eval_k", k.into());
+    }
+    if fixed_adgcl {
+        put("adgcl.augmenter", "fixed".into());
+    }
+    if let Some(v) = &a.augmenter {
+        put("adgcl.augmenter", v.clone().into());
     }
     if let Some(v) = &a.aug {
         put("augment.name", v.clone().into());
@@ -377,7 +422,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     outln!(
         "{} · {} · MA {} · seed {} · {} · {}",
         cfg.dataset,
-        cfg.method.as_str(),
+        record.method,
         record.ma,
         cfg.seed,
         cfg.evaluator,

@@ -93,6 +93,7 @@ pub fn preset(
                 eval_interval: 5,
                 ma_mask: 0.1,
                 ma_edge_drop: 0.1,
+                augmenter: None,
             }),
         },
         MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
@@ -158,7 +159,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         MaConfig {
             view1: row.k1,
             view2: row.k2,
-            constraints: true,
+            constraints: Constraints::Both,
             ..MaConfig::default()
         }
     } else {
@@ -166,7 +167,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         MaConfig {
             view1: [0, 1],
             view2: [0, 7],
-            constraints: false,
+            constraints: Constraints::None,
             ..MaConfig::default()
         }
     };
@@ -263,6 +264,188 @@ mod tests {
         spec.overrides = serde_json::from_str(r#"{"ma": {"view1": [3, 1]}}"#).unwrap();
         let err = RunConfig::resolve(&spec).unwrap_err().to_string();
         assert!(err.contains("ma.view1"), "{err}");
+    }
+
+    fn resolve(
+        method: MethodName,
+        dataset: &str,
+        overrides: serde_json::Value,
+    ) -> Result<RunConfig> {
+        RunConfig::resolve(&RunSpec {
+            method: Some(method),
+            dataset: dataset.into(),
+            overrides: serde_json::from_value(overrides).unwrap(),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_reading_sets_its_switches_and_switches_beside_it_win() {
+        let cur = resolve(
+            MethodName::Graphcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true}}),
+        )
+        .unwrap();
+        assert_eq!(cur.ma.reading, "current");
+        assert_eq!(
+            cur.ma_label(),
+            "ARS gin+filter",
+            "the default label is unchanged"
+        );
+        let code = resolve(
+            MethodName::Graphcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true, "reading": "code"}}),
+        )
+        .unwrap();
+        assert_eq!(code.ma.zero_k, ZeroK::Plain);
+        assert_eq!(code.ma.ranges, RangeBound::Exclusive);
+        assert_eq!(code.ma.k_branch, KBranch::Anchor);
+        assert_eq!(code.ma.redraw, Redraw::Epoch);
+        assert_eq!(code.ma.constraints, Constraints::None);
+        assert_eq!(code.ma.eval_k, 2);
+        assert_eq!(
+            code.ma.view1,
+            [0, 2],
+            "the ranges themselves stay the paper's"
+        );
+        assert_eq!(code.ma_label(), "ARS code");
+        assert_ne!(code.hash(), cur.hash());
+        let row: serde_json::Value = serde_json::to_value(&code).unwrap();
+        assert_eq!(
+            row["ma"]["reading"], "code",
+            "the reading is in the recorded config"
+        );
+        // a switch given beside the reading wins and shows in the label
+        let negk = resolve(
+            MethodName::Simgrace,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true, "reading": "code", "k_branch": "negatives", "gin_mode": "gin-sum"}}),
+        )
+        .unwrap();
+        assert_eq!(negk.ma.k_branch, KBranch::Negatives);
+        assert_eq!(negk.ma.redraw, Redraw::Epoch);
+        assert_eq!(negk.ma_label(), "ARS code gin-sum k_branch=negatives");
+        let cons = resolve(
+            MethodName::Graphcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true, "constraints": "sum", "redraw": "epoch"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            cons.ma_label(),
+            "ARS gin+filter redraw=epoch constraints=sum"
+        );
+        assert_eq!(
+            resolve(
+                MethodName::Graphcl,
+                "MUTAG",
+                serde_json::json!({"ma": {"enabled": true, "reading": "paper"}})
+            )
+            .unwrap()
+            .ma_label(),
+            "ARS paper"
+        );
+        let err = resolve(
+            MethodName::Graphcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"reading": "codes"}}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("unknown MA reading 'codes'"), "{err}");
+        // exclusive ranges need room below the upper bound
+        let err = resolve(
+            MethodName::Graphcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"reading": "code", "view1": [1, 1]}}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("ma.view1") && err.contains("empty"), "{err}");
+        // graph-level switches are refused at node level
+        let err = resolve(
+            MethodName::Base,
+            "Cora",
+            serde_json::json!({"ma": {"reading": "code"}}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("ma.reading") && err.contains("graph-level"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn constraints_read_old_booleans() {
+        let mut v = serde_json::to_value(MaConfig::default()).unwrap();
+        assert_eq!(v["constraints"], "none");
+        v["constraints"] = true.into();
+        let c: MaConfig = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(c.constraints, Constraints::Both);
+        v["constraints"] = "layers".into();
+        let c: MaConfig = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(c.constraints, Constraints::Layers);
+        v["constraints"] = "all".into();
+        assert!(serde_json::from_value::<MaConfig>(v).is_err());
+        // a config written before the readings existed reads as the current reading
+        let old = serde_json::json!({"enabled": true, "gin_mode": "gin+filter", "view1": [0, 2],
+            "view2": [0, 4], "asymmetric": true, "random": true, "shuffle": true,
+            "constraints": false, "pi": 0.5});
+        let c: MaConfig = serde_json::from_value(old).unwrap();
+        assert_eq!(
+            c,
+            MaConfig {
+                enabled: true,
+                ..MaConfig::default()
+            }
+        );
+    }
+
+    #[test]
+    fn the_adgcl_augmenter_follows_ma_unless_given() {
+        let learned = resolve(MethodName::Adgcl, "MUTAG", serde_json::json!({})).unwrap();
+        assert_eq!(
+            learned.adgcl.as_ref().unwrap().augmenter,
+            Some(Augmenter::Learned)
+        );
+        assert_eq!(learned.method_label(), "adgcl");
+        let control = resolve(
+            MethodName::Adgcl,
+            "MUTAG",
+            serde_json::json!({"adgcl": {"augmenter": "fixed"}}),
+        )
+        .unwrap();
+        assert_eq!(control.method_label(), "adgcl-fixed");
+        assert_eq!(control.ma_label(), "none");
+        let ma = resolve(
+            MethodName::Adgcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true}}),
+        )
+        .unwrap();
+        assert_eq!(ma.adgcl.as_ref().unwrap().augmenter, Some(Augmenter::Fixed));
+        assert_eq!(
+            ma.method_label(),
+            "adgcl-fixed",
+            "AD-GCL+MA pairs with its control"
+        );
+        let err = resolve(
+            MethodName::Adgcl,
+            "MUTAG",
+            serde_json::json!({"ma": {"enabled": true}, "adgcl": {"augmenter": "learned"}}),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("adgcl.augmenter"), "{err}");
+        assert_eq!(
+            resolve(MethodName::Graphcl, "MUTAG", serde_json::json!({}))
+                .unwrap()
+                .method_label(),
+            "graphcl"
+        );
     }
 
     #[test]

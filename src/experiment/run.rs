@@ -495,6 +495,7 @@ fn median(sorted: &[f64]) -> f64 {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct RunRecord {
     pub dataset: String,
+    /// The method's name (`adgcl-fixed` for AD-GCL with the fixed augmenter).
     pub method: String,
     /// The MA setting's label (`none` for the baseline).
     pub ma: String,
@@ -514,7 +515,7 @@ impl RunRecord {
     pub fn new(cfg: &RunConfig, outcome: RunOutcome) -> Self {
         RunRecord {
             dataset: cfg.dataset.clone(),
-            method: cfg.method.as_str().into(),
+            method: cfg.method_label(),
             ma: cfg.ma_label(),
             seed: cfg.seed,
             config_hash: cfg.hash(),

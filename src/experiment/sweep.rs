@@ -27,7 +27,7 @@ use serde_json::{Map, Value as Json};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::config::{GinMode, MaConfig, MethodName, RunConfig, RunSpec, Task};
+use super::config::{GinMode, MaConfig, MethodName, Reading, RunConfig, RunSpec, Task, READINGS};
 use crate::error::{Error, Result};
 
 type Span = Range<usize>;
@@ -85,7 +85,7 @@ impl Cell {
         let mut s = format!(
             "{} {} [{}]",
             self.config.dataset,
-            self.config.method.as_str(),
+            self.config.method_label(),
             self.ma_label()
         );
         if !self.variant.is_empty() {
@@ -935,8 +935,10 @@ fn read_seeds(src: &Src, v: &Spanned<DeValue>) -> Result<Vec<(u64, Span)>> {
     Ok(out)
 }
 
-/// One entry of `ma`: a string (`"none"`, `"ARS"`, `"AR gin-sum"`, `"on"`, `"-"`) or an
-/// inline table of MA keys (`{ tricks = "ARS", gin_mode = "filter", view2 = [0, 8] }`).
+/// One entry of `ma`: a string (`"none"`, `"ARS"`, `"AR gin-sum"`, `"ARS code"`, `"on"`,
+/// `"-"`: the tricks, then optionally a reading and a GIN mode) or an inline table of MA
+/// keys (`{ tricks = "ARS", gin_mode = "filter", view2 = [0, 8] }`,
+/// `{ tricks = "ARS", reading = "code", k_branch = "negatives" }`).
 fn read_ma(src: &Src, v: &Spanned<DeValue>) -> Result<MaSetting> {
     let span = v.span();
     let mut assigns = Vec::new();
@@ -975,23 +977,30 @@ fn read_ma(src: &Src, v: &Spanned<DeValue>) -> Result<MaSetting> {
                     if !["on", "ma"].contains(&first.to_ascii_lowercase().as_str()) {
                         tricks(first, &mut assigns)?;
                     }
-                    match rest {
-                        [] => {}
-                        [mode] => {
-                            let m = GinMode::parse(mode).map_err(|e| src.err(span.clone(), e.to_string()))?;
-                            assigns.push(Assign {
-                                path: vec!["gin_mode".into()],
-                                value: Json::String(m.as_str().into()),
-                                span: span.clone(),
-                            });
+                    // each further word is a reading (docs/ma.md) or a GIN mode, once each
+                    let (mut reading, mut mode) = (false, false);
+                    for word in rest {
+                        let (path, value, seen) = if let Ok(r) = Reading::find(word) {
+                            ("reading", r.name.to_string(), &mut reading)
+                        } else if let Ok(m) = GinMode::parse(word) {
                             gin_mode = true;
-                        }
-                        _ => {
+                            ("gin_mode", m.as_str().to_string(), &mut mode)
+                        } else {
                             return Err(src.err(
                                 span,
-                                format!("cannot read MA setting '{s}': expected TRICKS [GIN-MODE], e.g. \"ARS gin-sum\""),
-                            ))
+                                format!("cannot read MA setting '{s}': '{word}' is neither a reading ({}) nor a GIN mode (gin+filter, gin-sum, filter); expected TRICKS [READING] [GIN-MODE], e.g. \"ARS code\" or \"ARS gin-sum\"", READINGS.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")),
+                            ));
+                        };
+                        if std::mem::replace(seen, true) {
+                            return Err(
+                                src.err(span, format!("MA setting '{s}' names two {path} values"))
+                            );
                         }
+                        assigns.push(Assign {
+                            path: vec![path.into()],
+                            value: Json::String(value),
+                            span: span.clone(),
+                        });
                     }
                 }
             }
@@ -1186,7 +1195,7 @@ impl Filter {
     fn value(cell: &Cell, key: &str) -> String {
         match key {
             "dataset" => cell.config.dataset.clone(),
-            "method" => cell.config.method.as_str().into(),
+            "method" => cell.config.method_label(),
             "seed" => cell.config.seed.to_string(),
             "ma" => cell.ma_label(),
             "variant" => cell.variant.clone(),
@@ -1196,9 +1205,13 @@ impl Filter {
 
     fn matches_value(key: &str, wanted: &str, actual: &str) -> bool {
         match key {
-            "method" => MethodName::parse(wanted)
-                .map(|m| m.as_str() == actual)
-                .unwrap_or(false),
+            // `adgcl-fixed` is AD-GCL with the fixed augmenter (`RunConfig::method_label`)
+            "method" => {
+                wanted.eq_ignore_ascii_case(actual)
+                    || MethodName::parse(wanted)
+                        .map(|m| m.as_str() == actual)
+                        .unwrap_or(false)
+            }
             "dataset" => wanted.eq_ignore_ascii_case(actual),
             // `ma=ARS` also matches `ARS gin+filter` (the tricks without the GIN mode).
             "ma" => {
@@ -1339,6 +1352,70 @@ ma.pi = [0.1, 0.9]
             "datasets = [\"MUTAG\"]\nmethods = [\"graphcl\"]\nseeds = 1\n[grid]\nma.pi = []\n",
         );
         assert_eq!(l, 5, "{m}");
+    }
+
+    #[test]
+    fn readings_and_the_adgcl_control() {
+        let s = parse(
+            r#"
+datasets = ["MUTAG"]
+seeds = 1
+[[sweep]]
+methods = ["graphcl", "simgrace"]
+ma = ["none", "ARS current", "ARS code", "ARS paper gin-sum",
+      { tricks = "ARS", reading = "code", k_branch = "negatives" }]
+[[sweep]]
+methods = ["adgcl"]
+ma = ["none"]
+[[sweep]]
+methods = ["adgcl"]
+ma = ["none", "ARS code"]
+[sweep.overrides]
+adgcl.augmenter = "fixed"
+"#,
+        )
+        .unwrap();
+        let got: Vec<(String, String)> = s
+            .cells
+            .iter()
+            .map(|c| (c.config.method_label(), c.ma_label()))
+            .collect();
+        let want = [
+            ("graphcl", "none"),
+            ("graphcl", "ARS gin+filter"),
+            ("graphcl", "ARS code"),
+            ("graphcl", "ARS paper gin-sum"),
+            ("graphcl", "ARS code k_branch=negatives"),
+            ("simgrace", "none"),
+            ("simgrace", "ARS gin+filter"),
+            ("simgrace", "ARS code"),
+            ("simgrace", "ARS paper gin-sum"),
+            ("simgrace", "ARS code k_branch=negatives"),
+            ("adgcl", "none"),
+            ("adgcl-fixed", "none"),
+            ("adgcl-fixed", "ARS code"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            s.cells[2].config.ma.redraw,
+            crate::experiment::config::Redraw::Epoch
+        );
+        let f = |text: &str| {
+            err_line(&format!(
+                "datasets = [\"MUTAG\"]\nmethods = [\"graphcl\"]\nseeds = 1\nma = [{text}]\n"
+            ))
+        };
+        let (l, m) = f("\"ARS codes\"");
+        assert_eq!(l, 4);
+        assert!(m.contains("'codes' is neither a reading"), "{m}");
+        let (_, m) = f("\"ARS code paper\"");
+        assert!(m.contains("two reading values"), "{m}");
+        let (_, m) = f("{ tricks = \"ARS\", reading = \"nope\" }");
+        assert!(m.contains("unknown MA reading 'nope'"), "{m}");
     }
 
     #[test]

@@ -8,15 +8,18 @@
 //! with edges; the model in evaluation mode), then the model takes a descent step on
 //! NT-Xent with fresh (detached) weights. The loss is symmetric, T = 0.2.
 //!
-//! AD-GCL+MA (the MA-GCL appendix) drops the learned view: the original graph (schedule
-//! K) against a view with edge dropping and attribute masking (schedule K′).
+//! With `adgcl.augmenter = fixed` the learned view is dropped: the original graph against
+//! a view with edge dropping and attribute masking. Without MA that is the control for
+//! AD-GCL+MA (result rows name it `adgcl-fixed`); with MA it is AD-GCL+MA (the MA-GCL
+//! appendix), the original graph following schedule K and the augmented view K′ (the loss
+//! is symmetric, so `ma.k_branch` keeps K on the original graph).
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{adam, embed_plain, GraphData, GraphMethod};
+use super::{adam, embed_encoder, GraphData, GraphMethod};
 use crate::augment::{augment_views, AugPolicy, GraphAug};
 use crate::error::Result;
-use crate::experiment::config::RunConfig;
+use crate::experiment::config::{Augmenter, RunConfig};
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
@@ -86,10 +89,14 @@ pub struct AdGcl {
     pub encoder: GinEncoder,
     pub projector: Mlp,
     opt: nn::Optimizer,
-    /// The learned augmenter (AD-GCL); `None` under MA.
+    /// The learned augmenter (AD-GCL); `None` with the fixed augmenter (and under MA).
     pub view: Option<ViewLearner>,
     policy: AugPolicy,
     sampler: Box<dyn ScheduleSampler>,
+    /// Whether the original graph follows K (else the augmented view does).
+    k_first: bool,
+    /// The evaluation encoder's schedule.
+    eval_schedule: Vec<usize>,
     loss: InfoNce,
     reg_lambda: f64,
     temperature: f64,
@@ -109,6 +116,7 @@ impl AdGcl {
                 eval_interval: 5,
                 ma_mask: 0.1,
                 ma_edge_drop: 0.1,
+                augmenter: None,
             });
         let encoder_in = |p: &nn::Path| {
             let mut e = GinEncoder::new(
@@ -129,7 +137,12 @@ impl AdGcl {
         let h = cfg.hidden as i64;
         let projector = Mlp::new(vs.root() / "projector", h, h, h, Init::XavierZeroBias);
         let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
-        let view = if cfg.ma.enabled {
+        // Left out, the augmenter is fixed under MA and learned without (`normalise`).
+        let fixed = match ad.augmenter {
+            Some(a) => a == Augmenter::Fixed,
+            None => cfg.ma.enabled,
+        };
+        let view = if fixed {
             None
         } else {
             let vvs = nn::VarStore::new(device);
@@ -150,6 +163,15 @@ impl AdGcl {
             })
         };
         let sampler = ma::sampler(&cfg.ma, cfg.layers, encoder.plain_schedule(), cfg.seed);
+        let k_first = ma::k_first(
+            cfg.ma.k_branch,
+            ma::Branches {
+                first_is_anchor: true,
+                first_is_unaugmented: true,
+                symmetric: cfg.loss.symmetric,
+            },
+        );
+        let eval_schedule = ma::eval_schedule(&cfg.ma, cfg.layers);
         Ok(AdGcl {
             vs,
             encoder,
@@ -161,6 +183,8 @@ impl AdGcl {
                 GraphAug::AttrMask(ad.ma_mask),
             ]),
             sampler,
+            k_first,
+            eval_schedule,
             loss: InfoNce::new(cfg.loss.clone(), 0),
             reg_lambda: ad.reg_lambda,
             temperature: ad.concrete_temperature,
@@ -220,7 +244,7 @@ impl GraphMethod for AdGcl {
             let x_aug = self.project(&g_aug, &plain, true);
             self.loss.loss(&x, &x_aug)
         } else {
-            let (k1, k2) = self.sampler.sample(step);
+            let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
             let aug = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
             let g_aug = Batch::collate(&aug, data.dim).to_tensors(device);
             let x = self.project(&g, &k1, true);
@@ -234,7 +258,7 @@ impl GraphMethod for AdGcl {
     }
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        embed_plain(&self.encoder, data, self.vs.device())
+        embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
 }
 
@@ -246,16 +270,45 @@ mod tests {
     use crate::methods::{train_graph_method, LoopConfig};
 
     fn config(ma: bool) -> RunConfig {
+        config_with(serde_json::json!({"ma": {"enabled": ma}, "epochs": 2}))
+    }
+
+    fn config_with(overrides: serde_json::Value) -> RunConfig {
         let mut spec = RunSpec {
             method: Some(MethodName::Adgcl),
             dataset: "toy".into(),
             seed: 4,
             ..Default::default()
         };
-        spec.overrides =
-            serde_json::from_value(serde_json::json!({"ma": {"enabled": ma}, "epochs": 2}))
-                .unwrap();
+        spec.overrides = serde_json::from_value(overrides).unwrap();
         RunConfig::resolve(&spec).unwrap()
+    }
+
+    #[test]
+    fn the_fixed_augmenter_drops_the_view_learner_with_or_without_ma() {
+        let learned = AdGcl::new(&config(false), 1, Device::Cpu).unwrap();
+        assert!(learned.view.is_some(), "AD-GCL learns its view");
+        let control = config_with(serde_json::json!({"adgcl": {"augmenter": "fixed"}}));
+        let c = AdGcl::new(&control, 1, Device::Cpu).unwrap();
+        assert!(c.view.is_none(), "the control has no view learner");
+        assert_eq!(c.eval_schedule, vec![1; 5]);
+        let ma = AdGcl::new(&config(true), 1, Device::Cpu).unwrap();
+        assert!(ma.view.is_none(), "AD-GCL+MA has no view learner");
+        // the loss is symmetric: every reading keeps K on the original graph
+        for reading in ["current", "code", "paper"] {
+            let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
+            let m = AdGcl::new(&cfg, 1, Device::Cpu).unwrap();
+            assert!(m.k_first, "{reading}");
+        }
+        // the control trains: one step on the toy set moves its loss off NaN and the weights
+        let _g = rng::torch_lock();
+        tch::manual_seed(2);
+        let data = toy_data(16);
+        let mut c = AdGcl::new(&control, 1, Device::Cpu).unwrap();
+        let before = c.embed(&data).unwrap().0;
+        let ids: Vec<usize> = (0..16).collect();
+        assert!(c.step(&data, &ids, 0, 0).unwrap().is_finite());
+        assert!(c.embed(&data).unwrap().0 != before);
     }
 
     #[test]
@@ -311,8 +364,14 @@ mod tests {
 
     #[test]
     fn both_variants_train_deterministically() {
-        for ma in [false, true] {
-            let cfg = config(ma);
+        for over in [
+            serde_json::json!({"ma": {"enabled": false}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": true}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": false}, "adgcl": {"augmenter": "fixed"}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": true, "reading": "code"}, "epochs": 2}),
+        ] {
+            let cfg = config_with(over);
+            let ma = cfg.method_label() + " " + &cfg.ma_label();
             let go = || {
                 let _g = rng::torch_lock();
                 tch::manual_seed(1);

@@ -1,5 +1,7 @@
-//! GraphCL (You et al. 2020) and GraphCL+MA: the original graph against one augmented view.
-//! With MA the original branch follows schedule K and the augmented branch K′.
+//! GraphCL (You et al. 2020) and GraphCL+MA: the original graph (the loss's anchors)
+//! against one augmented view (the candidates, i.e. the negatives). With MA, `ma.k_branch`
+//! says which branch follows schedule K: the original one under `unaugmented` (the default)
+//! and `anchor`, the augmented one under `negatives`; the other follows K′.
 use tch::Device;
 
 use super::optim::Adam;
@@ -18,6 +20,8 @@ pub struct GraphCl {
     loss: InfoNce,
     policy: AugPolicy,
     sampler: Box<dyn ScheduleSampler>,
+    /// Whether the original graph follows K (else the augmented view does; `ma.k_branch`).
+    k_first: bool,
     seed: u64,
     /// The trainable parameters, in the variable store's order (CPU steps set their
     /// gradients).
@@ -40,12 +44,22 @@ impl GraphCl {
             model.encoder.plain_schedule(),
             cfg.seed,
         );
+        // The original graph is the anchor (one-way loss) and is not augmented.
+        let k_first = ma::k_first(
+            cfg.ma.k_branch,
+            ma::Branches {
+                first_is_anchor: true,
+                first_is_unaugmented: true,
+                symmetric: cfg.loss.symmetric,
+            },
+        );
         Ok(GraphCl {
             model,
             opt,
             loss: InfoNce::new(cfg.loss.clone(), 0),
             policy: AugPolicy::from_config(&aug)?,
             sampler,
+            k_first,
             seed: cfg.seed,
             params,
             view_slots,
@@ -107,7 +121,7 @@ impl GraphCl {
             let _ = (g1.adjacency(), g2.adjacency());
         }
         lap("tensors + adjacency (both)", t);
-        let (k1, k2) = self.sampler.sample(step);
+        let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
         let g1 = original.to_tensors(device);
         let g2 = augmented.to_tensors(device);
         let t = Instant::now();
@@ -243,7 +257,7 @@ impl GraphCl {
 impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
-        let (k1, k2) = self.sampler.sample(step);
+        let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
         if device == Device::Cpu && self.view_slots.is_some() {
             if let Some(loss) = views::on_pool(|| self.step_views(data, ids, epoch, &k1, &k2)) {
                 return Ok(loss);
@@ -282,17 +296,43 @@ mod tests {
     use tch::{Kind, Tensor};
 
     fn config(ma: bool) -> RunConfig {
+        config_with(serde_json::json!({"ma": {"enabled": ma}}))
+    }
+
+    /// Two epochs of batches of 16 with `overrides` on top.
+    fn config_with(overrides: serde_json::Value) -> RunConfig {
         let mut spec = RunSpec {
             method: Some(MethodName::Graphcl),
             dataset: "toy".into(),
             seed: 3,
             ..Default::default()
         };
-        spec.overrides = serde_json::from_value(
-            serde_json::json!({"ma": {"enabled": ma}, "epochs": 2, "batch_size": 16}),
-        )
-        .unwrap();
+        let mut o: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_value(serde_json::json!({"epochs": 2, "batch_size": 16})).unwrap();
+        o.extend(serde_json::from_value::<serde_json::Map<_, _>>(overrides).unwrap());
+        spec.overrides = o;
         RunConfig::resolve(&spec).unwrap()
+    }
+
+    #[test]
+    fn each_reading_places_k_and_sets_the_evaluation_encoder() {
+        // (reading, original graph follows K, evaluation schedule)
+        for (reading, k_first, eval) in [
+            ("current", true, [1, 1, 1]),
+            ("code", true, [2, 2, 2]),
+            ("paper", false, [1, 1, 1]),
+        ] {
+            let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
+            let m = GraphCl::new(&cfg, 1, Device::Cpu).unwrap();
+            assert_eq!(m.k_first, k_first, "{reading}");
+            assert_eq!(m.model.eval_schedule, eval, "{reading}");
+        }
+        let m = GraphCl::new(&config(false), 1, Device::Cpu).unwrap();
+        assert_eq!(
+            m.model.eval_schedule,
+            [1, 1, 1],
+            "the baseline evaluates plain GIN"
+        );
     }
 
     fn run(cfg: &RunConfig) -> (Vec<f64>, Vec<f32>) {
@@ -440,8 +480,13 @@ mod tests {
 
     #[test]
     fn same_seed_same_losses_and_embeddings() {
-        for ma in [false, true] {
-            let cfg = config(ma);
+        for ma in [
+            serde_json::json!({"enabled": false}),
+            serde_json::json!({"enabled": true}),
+            serde_json::json!({"enabled": true, "reading": "code"}),
+            serde_json::json!({"enabled": true, "reading": "paper"}),
+        ] {
+            let cfg = config_with(serde_json::json!({ "ma": ma }));
             let (l1, e1) = run(&cfg);
             let (l2, e2) = run(&cfg);
             assert_eq!(l1, l2);

@@ -137,6 +137,8 @@ pub struct Tower {
     pub vs: nn::VarStore,
     pub encoder: GinEncoder,
     pub projector: Mlp,
+    /// The evaluation encoder's schedule ([`crate::ma::eval_schedule`]).
+    pub eval_schedule: Vec<usize>,
 }
 
 impl Tower {
@@ -160,6 +162,7 @@ impl Tower {
             vs,
             encoder,
             projector,
+            eval_schedule: crate::ma::eval_schedule(&cfg.ma, cfg.layers),
         }
     }
 
@@ -266,21 +269,22 @@ impl Tower {
         Some((z, stats, tape))
     }
 
-    /// Embeddings of all graphs from the plain encoder in evaluation mode.
+    /// Embeddings of all graphs from the evaluation encoder in evaluation mode.
     pub fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        embed_plain(&self.encoder, data, self.vs.device())
+        embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
 }
 
-/// Embeddings of all graphs from `encoder` with its plain schedule, in evaluation mode:
-/// what every graph-level method evaluates.
-pub fn embed_plain(
+/// Embeddings of all graphs from `encoder` with `schedule` (the plain one, or `eval_k`
+/// per layer under MA: [`crate::ma::eval_schedule`]), in evaluation mode: what every
+/// graph-level method evaluates.
+pub fn embed_encoder(
     encoder: &GinEncoder,
+    schedule: &[usize],
     data: &GraphData,
     device: Device,
 ) -> Result<(Vec<f32>, usize)> {
-    let plain = encoder.plain_schedule();
-    embed_in_chunks(data, device, |g| encoder.forward(g, &plain, false).graph)
+    embed_in_chunks(data, device, |g| encoder.forward(g, schedule, false).graph)
 }
 
 /// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.

@@ -164,7 +164,7 @@ impl NodeModel {
     /// tensor; on CUDA the step is only queued until its value is read.
     pub fn step(&mut self, epoch: usize) -> Result<Tensor> {
         let [(g1, m1), (g2, m2)] = self.views(epoch);
-        let (k1, k2) = self.sampler.sample(epoch as u64);
+        let (k1, k2) = self.sampler.sample(epoch as u64, epoch as u64);
         let mut z1 = self
             .encoder
             .forward(&self.features, Some(&m1), &g1, &k1, true);
@@ -217,7 +217,7 @@ impl NodeModel {
             let _ = g.filter_matrix(self.encoder.pi);
         }
         lap("Â and F of both views", &mut t);
-        let (k1, k2) = self.sampler.sample(epoch as u64);
+        let (k1, k2) = self.sampler.sample(epoch as u64, epoch as u64);
         println!("  schedules {k1:?} {k2:?}");
         let x1 = self
             .features

@@ -1,8 +1,10 @@
 //! SimGRACE (Xia et al. 2022) and SimGRACE+MA: the second view is the same encoder with
 //! perturbed weights. Every encoder weight tensor P gets `eta · N(0, std(P)²)` noise,
 //! fresh every step; the projection head is copied unperturbed; no gradient flows through
-//! the perturbed branch. The perturbed view is the anchor of the loss. With MA the clean
-//! branch follows schedule K and the perturbed branch K′.
+//! the perturbed branch. The perturbed view is the anchor of the loss; the clean view
+//! supplies the candidates (the negatives). With MA, `ma.k_branch` says which branch
+//! follows schedule K: the clean one under `unaugmented` (the default) and `negatives`, the
+//! perturbed one under `anchor`; the other follows K′.
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
@@ -29,6 +31,8 @@ pub struct SimGrace {
     opt: Adam,
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
+    /// Whether the clean branch follows K (else the perturbed one does; `ma.k_branch`).
+    k_first: bool,
     eta: f64,
     seed: u64,
 }
@@ -72,6 +76,16 @@ impl SimGrace {
             model.encoder.plain_schedule(),
             cfg.seed,
         );
+        // The clean branch is not perturbed and supplies the candidates (the negatives);
+        // the perturbed branch is the anchor.
+        let k_first = ma::k_first(
+            cfg.ma.k_branch,
+            ma::Branches {
+                first_is_anchor: false,
+                first_is_unaugmented: true,
+                symmetric: cfg.loss.symmetric,
+            },
+        );
         Ok(SimGrace {
             model,
             vice,
@@ -79,6 +93,7 @@ impl SimGrace {
             opt,
             loss: InfoNce::new(cfg.loss.clone(), 0),
             sampler,
+            k_first,
             eta,
             seed: cfg.seed,
         })
@@ -122,10 +137,11 @@ impl SimGrace {
 }
 
 impl GraphMethod for SimGrace {
-    fn step(&mut self, data: &GraphData, ids: &[usize], _epoch: usize, step: u64) -> Result<f64> {
+    fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
         let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
-        let (k_clean, k_perturbed) = self.sampler.sample(step);
+        let (k_clean, k_perturbed) =
+            ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
         self.perturb(step);
         let clean = self.model.project(&g, &k_clean, true);
         let perturbed = tch::no_grad(|| self.vice.project(&g, &k_perturbed, true));
@@ -159,6 +175,28 @@ mod tests {
             serde_json::from_value(serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64}))
                 .unwrap();
         RunConfig::resolve(&spec).unwrap()
+    }
+
+    #[test]
+    fn each_reading_places_k() {
+        // (reading, clean branch follows K, evaluation schedule)
+        for (reading, k_first, eval) in
+            [("current", true, 1), ("code", false, 2), ("paper", true, 1)]
+        {
+            let mut spec = RunSpec {
+                method: Some(MethodName::Simgrace),
+                dataset: "toy".into(),
+                ..Default::default()
+            };
+            spec.overrides = serde_json::from_value(
+                serde_json::json!({"ma": {"enabled": true, "reading": reading}}),
+            )
+            .unwrap();
+            let cfg = RunConfig::resolve(&spec).unwrap();
+            let m = SimGrace::new(&cfg, 3, Device::Cpu).unwrap();
+            assert_eq!(m.k_first, k_first, "{reading}");
+            assert_eq!(m.model.eval_schedule, vec![eval; 5], "{reading}");
+        }
     }
 
     #[test]

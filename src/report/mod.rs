@@ -229,6 +229,7 @@ const METHOD_ORDER: &[&str] = &[
     "graphcl",
     "simgrace",
     "adgcl",
+    "adgcl-fixed",
     "base",
     "base:code",
     "base:paper",

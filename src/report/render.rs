@@ -11,6 +11,7 @@ pub fn method_name(m: &str) -> String {
         "graphcl" => "GraphCL".into(),
         "simgrace" => "SimGRACE".into(),
         "adgcl" => "AD-GCL".into(),
+        "adgcl-fixed" => "AD-GCL (fixed augmenter)".into(),
         "base" => "Base model".into(),
         other => match other.strip_prefix("base:") {
             Some(preset) => format!("Base model ({preset})"),
