@@ -710,3 +710,231 @@ fn offline_sweep_fails_once_before_any_cell() {
     assert!(!e.contains("[1/"), "no cell ran: {e}");
     assert!(!out_csv.exists());
 }
+
+// ---------------------------------------------------------------------------------------
+// Careless and hostile data sources
+
+fn small_enzymes(dir: &Path) {
+    write_tu(
+        &dir.join("tu"),
+        "ENZYMES",
+        Shape {
+            graphs: 12,
+            classes: 6,
+            node_labels: 3,
+            attr_dim: 2,
+        },
+    );
+}
+
+/// A zip of `entries` (name, bytes), deflated.
+fn write_zip(path: &Path, entries: &[(&str, Vec<u8>)]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        zip.start_file(*name, opts).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap();
+}
+
+#[test]
+fn zips_unpack_only_what_the_format_needs_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    // A valid ENZYMES zip with an entry the format does not use: it is not unpacked.
+    let files = dir.path().join("files");
+    small_enzymes(&files);
+    let mut entries: Vec<(String, Vec<u8>)> = std::fs::read_dir(files.join("tu/ENZYMES"))
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                format!("ENZYMES/{}", p.file_name().unwrap().to_str().unwrap()),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    entries.push(("ENZYMES/ENZYMES_bomb.txt".into(), vec![b'0'; 1 << 20]));
+    let named: Vec<(&str, Vec<u8>)> = entries
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    let mirror = dir.path().join("mirror");
+    write_zip(&mirror.join("tu/ENZYMES/ENZYMES.zip"), &named);
+    let cache = dir.path().join("cache");
+    let out = magcl(
+        &["datasets", "info", "ENZYMES", "--json"],
+        &cache,
+        Some(mirror.to_str().unwrap()),
+    );
+    assert_eq!(ok(&out)["graphs"], 12);
+    let cached = tree(&cache.join("tu/ENZYMES"));
+    assert!(!cached.iter().any(|f| f.contains("bomb")), "{cached:?}");
+    assert_eq!(cached.len(), 5, "{cached:?}");
+
+    // A bomb: 96 MiB of one byte in a small archive, refused before it is all unpacked.
+    let bomb = dir.path().join("bomb");
+    write_zip(
+        &bomb.join("tu/DHFR/DHFR.zip"),
+        &[("DHFR_A.txt", vec![b'1'; 96 << 20])],
+    );
+    let packed = std::fs::metadata(bomb.join("tu/DHFR/DHFR.zip"))
+        .unwrap()
+        .len();
+    assert!(packed < 1 << 20, "{packed}");
+    let out = magcl(
+        &["datasets", "info", "DHFR"],
+        &cache,
+        Some(bomb.to_str().unwrap()),
+    );
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("DHFR.zip:DHFR_A.txt: larger than"), "{e}");
+    assert!(e.contains("may total at most 100×"), "{e}");
+    assert!(!cache.join("tu/DHFR").exists());
+
+    // A file with a known size that grows inside a zip: reading stops at the known size.
+    let m = dir.path().join("mutag");
+    write_zip(
+        &m.join("tu/MUTAG/MUTAG.zip"),
+        &[("MUTAG_A.txt", vec![b'1'; 8 << 20])],
+    );
+    let out = magcl(
+        &["datasets", "info", "MUTAG"],
+        &cache,
+        Some(m.to_str().unwrap()),
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out)
+            .contains("more than the known 76940 bytes of tu/MUTAG/MUTAG_A.txt; stopped reading"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_http_mirror_is_read_no_further_than_the_known_size() {
+    let served = tempfile::tempdir().unwrap();
+    let d = served.path().join("tu/MUTAG");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("MUTAG_A.txt"), vec![b'1'; 4 << 20]).unwrap();
+    let server = TestServer::start(served.path().to_path_buf(), vec![]);
+    let cache = tempfile::tempdir().unwrap();
+    let out = magcl(
+        &["datasets", "info", "MUTAG"],
+        cache.path(),
+        Some(&server.base_url),
+    );
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains("/tu/MUTAG/MUTAG_A.txt: more than the known 76940 bytes"),
+        "{e}"
+    );
+    assert!(!e.contains("connection dropped"), "{e}");
+}
+
+#[test]
+fn parse_errors_name_the_mirror_file_and_local_reads_are_not_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = dir.path().join("mirror");
+    small_enzymes(&mirror);
+    let a = mirror.join("tu/ENZYMES/ENZYMES_A.txt");
+    let text = std::fs::read_to_string(&a).unwrap();
+    std::fs::write(&a, text.replacen("1, 2", "1, x", 1)).unwrap();
+    let cache = dir.path().join("cache");
+    let out = magcl(
+        &["datasets", "info", "ENZYMES"],
+        &cache,
+        Some(mirror.to_str().unwrap()),
+    );
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(
+        e.contains(&a.display().to_string()),
+        "names the mirror file: {e}"
+    );
+    assert!(
+        !e.contains(".partial-"),
+        "no temporary folder in the message: {e}"
+    );
+
+    // A local file that cannot be read (a folder where a file should be).
+    let m2 = dir.path().join("m2");
+    small_enzymes(&m2);
+    let labels = m2.join("tu/ENZYMES/ENZYMES_graph_labels.txt");
+    std::fs::remove_file(&labels).unwrap();
+    std::fs::create_dir(&labels).unwrap();
+    let out = magcl(
+        &["datasets", "info", "ENZYMES"],
+        &cache,
+        Some(m2.to_str().unwrap()),
+    );
+    assert!(!out.status.success());
+    let e = stderr(&out);
+    assert!(e.contains("could not be read to its end"), "{e}");
+    assert!(!e.contains("connection dropped"), "{e}");
+}
+
+#[test]
+fn an_incomplete_cache_folder_is_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = dir.path().join("mirror");
+    small_enzymes(&mirror);
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(cache.join("tu/ENZYMES")).unwrap();
+    std::fs::copy(
+        mirror.join("tu/ENZYMES/ENZYMES_A.txt"),
+        cache.join("tu/ENZYMES/ENZYMES_A.txt"),
+    )
+    .unwrap();
+    let out = magcl(
+        &["datasets", "info", "ENZYMES", "--json"],
+        &cache,
+        Some(mirror.to_str().unwrap()),
+    );
+    assert_eq!(ok(&out)["graphs"], 12);
+    assert!(stderr(&out).contains("was incomplete"), "{}", stderr(&out));
+    assert_eq!(tree(&cache.join("tu/ENZYMES")).len(), 5);
+    assert!(!tree(&cache.join("tu"))
+        .iter()
+        .any(|f| f.contains("incomplete") || f.contains("partial")));
+}
+
+#[test]
+fn mirror_schemes_are_understood_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = dir.path().join("mirror");
+    small_enzymes(&mirror);
+    let file_url = format!("file://{}", mirror.display());
+    let out = magcl(
+        &["datasets", "info", "ENZYMES", "--json"],
+        &dir.path().join("c1"),
+        Some(&file_url),
+    );
+    assert_eq!(ok(&out)["graphs"], 12);
+
+    let server = TestServer::start(mirror.clone(), vec![]);
+    let upper = server.base_url.replacen("http://", "HTTP://", 1);
+    let out = magcl(
+        &["datasets", "info", "ENZYMES", "--json"],
+        &dir.path().join("c2"),
+        Some(&upper),
+    );
+    assert_eq!(ok(&out)["graphs"], 12);
+
+    for bad in ["ftp://example.org/mirror", "file://relative/path"] {
+        let out = magcl(
+            &["datasets", "info", "ENZYMES"],
+            &dir.path().join("c3"),
+            Some(bad),
+        );
+        assert!(!out.status.success());
+        let e = stderr(&out);
+        assert!(e.contains(&format!("MAGCL_DATA_MIRROR={bad}")), "{e}");
+        assert!(!dir.path().join("c3").exists());
+    }
+}

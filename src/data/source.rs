@@ -89,12 +89,29 @@ enum Place {
 }
 
 impl Place {
-    fn of_mirror(cfg: &DataConfig) -> Option<Place> {
-        let m = cfg.mirror.as_deref()?;
-        if m.starts_with("http://") || m.starts_with("https://") {
-            Some(Place::Http(m.trim_end_matches('/').to_string()))
-        } else {
-            Some(Place::Folder(PathBuf::from(m)))
+    /// The mirror of `cfg`: `http://` and `https://` URLs (scheme in any case), `file://`
+    /// URLs and plain paths (folders). Any other `SCHEME://` is refused, not taken for a
+    /// relative folder.
+    fn of_mirror(cfg: &DataConfig) -> Result<Option<Place>> {
+        let Some(m) = cfg.mirror.as_deref() else {
+            return Ok(None);
+        };
+        let Some((scheme, rest)) = m.split_once("://") else {
+            return Ok(Some(Place::Folder(PathBuf::from(m))));
+        };
+        match scheme.to_ascii_lowercase().as_str() {
+            "http" | "https" => Ok(Some(Place::Http(format!(
+                "{}://{}",
+                scheme.to_ascii_lowercase(),
+                rest.trim_end_matches('/')
+            )))),
+            "file" if rest.starts_with('/') => Ok(Some(Place::Folder(PathBuf::from(rest)))),
+            "file" => Err(Error::Data(format!(
+                "{ENV_MIRROR}={m}: a file:// URL needs an absolute path (file:///data/mirror)"
+            ))),
+            _ => Err(Error::Data(format!(
+                "{ENV_MIRROR}={m}: unsupported scheme '{scheme}'; expected a folder, file:///PATH, http:// or https:// URL"
+            ))),
         }
     }
 }
@@ -376,6 +393,31 @@ fn commit_dir(
             Ok(())
         }
         Err(_) if complete(target) => Ok(()),
+        Err(_) if target.is_dir() => {
+            // An incomplete folder from an older version or a hand-made copy: magcl's own
+            // cache entry, so it is repaired, not left for the user to find.
+            let parent = target.parent().unwrap_or(Path::new("."));
+            let aside = tempfile::Builder::new()
+                .prefix(".incomplete-")
+                .tempdir_in(parent)
+                .map_err(|e| io_err(parent, "cannot create a temporary folder", e))?;
+            let old = aside.path().join("old");
+            fs::rename(target, &old).map_err(|e| {
+                io_err(
+                    target,
+                    "the cached folder is incomplete and cannot be moved aside; delete it and retry",
+                    e,
+                )
+            })?;
+            fs::rename(tmp.path(), target)
+                .map_err(|e| io_err(target, "cannot move the fetched dataset into the cache", e))?;
+            let _ = tmp.keep();
+            eprintln!(
+                "note: {} was incomplete (a required file was missing); replaced it with a complete copy",
+                target.display()
+            );
+            Ok(())
+        }
         Err(e) => Err(io_err(
             target,
             "cannot move the fetched dataset into the cache",
@@ -388,8 +430,20 @@ fn commit_dir(
 // Copying and downloading with verification
 
 /// Streams `reader` into `dest`, checking size and sha256 against the table entry of `rel`
-/// (if any). `origin` names the source in messages.
-fn copy_verified(reader: &mut dyn Read, dest: &Path, rel: &str, origin: &str) -> Result<u64> {
+/// (if any). `origin` names the source in messages; `network` says whether it is a
+/// download (a read failure then is a dropped connection) or a local file. With a known
+/// size, reading stops as soon as the source gives more: a mirror that serves 150 MB for
+/// a 77 KB file costs 77 KB. `limit` caps the bytes accepted when no size is known.
+fn copy_verified(
+    reader: &mut dyn Read,
+    dest: &Path,
+    rel: &str,
+    origin: &str,
+    network: bool,
+    limit: u64,
+) -> Result<u64> {
+    let known = checksums::lookup(rel);
+    let cap = known.map_or(limit, |c| c.size);
     let mut out = File::create(dest).map_err(|e| io_err(dest, "cannot create", e))?;
     let mut hasher = sha2::Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -400,16 +454,25 @@ fn copy_verified(reader: &mut dyn Read, dest: &Path, rel: &str, origin: &str) ->
             Ok(k) => k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
+                let why = if network {
+                    "connection dropped or file truncated"
+                } else {
+                    "the file could not be read to its end"
+                };
                 return Err(Error::Data(format!(
-                    "{origin}: reading failed after {n} bytes: {e} (connection dropped or file truncated); nothing was cached"
-                )))
+                    "{origin}: reading failed after {n} bytes: {e} ({why}); nothing was cached"
+                )));
             }
         };
         n += k as u64;
-        if n > MAX_FILE_BYTES {
-            return Err(Error::Data(format!(
-                "{origin}: larger than {MAX_FILE_BYTES} bytes; refusing it"
-            )));
+        if n > cap {
+            return Err(Error::Data(match known {
+                Some(c) => format!(
+                    "{origin}: more than the known {} bytes of {rel}; stopped reading, the file is not the known version, so nothing was cached",
+                    c.size
+                ),
+                None => format!("{origin}: larger than {cap} bytes; refusing it, nothing was cached"),
+            }));
         }
         hasher.update(&buf[..k]);
         out.write_all(&buf[..k])
@@ -417,7 +480,7 @@ fn copy_verified(reader: &mut dyn Read, dest: &Path, rel: &str, origin: &str) ->
     }
     out.sync_all()
         .map_err(|e| io_err(dest, "cannot write", e))?;
-    if let Some(c) = checksums::lookup(rel) {
+    if let Some(c) = known {
         let got = checksums::hex(&hasher.finalize());
         if n != c.size || got != c.sha256 {
             return Err(Error::Data(format!(
@@ -465,7 +528,7 @@ fn download(url: &str, dest: &Path, rel: &str) -> Result<Got> {
         indicatif::ProgressBar::with_draw_target(len, indicatif::ProgressDrawTarget::stderr());
     bar.set_message(url.to_string());
     let mut reader = bar.wrap_read(body.into_with_config().limit(MAX_FILE_BYTES).reader());
-    let n = copy_verified(&mut reader, dest, rel, url)?;
+    let n = copy_verified(&mut reader, dest, rel, url, true, MAX_FILE_BYTES)?;
     bar.finish_and_clear();
     if let Some(len) = len {
         if n != len {
@@ -484,7 +547,14 @@ fn fetch_from(place: &Place, rel: &str, dest: &Path) -> Result<Got> {
             let src = base.join(rel);
             match File::open(&src) {
                 Ok(mut f) => {
-                    copy_verified(&mut f, dest, rel, &src.display().to_string())?;
+                    copy_verified(
+                        &mut f,
+                        dest,
+                        rel,
+                        &src.display().to_string(),
+                        false,
+                        MAX_FILE_BYTES,
+                    )?;
                     Ok(Got::Saved)
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -500,7 +570,7 @@ fn fetch_from(place: &Place, rel: &str, dest: &Path) -> Result<Got> {
 /// Fetches `rel` from the mirror, else from `canonical_url`; notes every miss.
 fn fetch_one(cfg: &DataConfig, rel: &str, canonical_url: &str, dest: &Path) -> Result<()> {
     let mut misses = Vec::new();
-    if let Some(m) = Place::of_mirror(cfg) {
+    if let Some(m) = Place::of_mirror(cfg)? {
         match fetch_from(&m, rel, dest)? {
             Got::Saved => return Ok(()),
             Got::Absent(why) => misses.push(format!("mirror: {why}")),
@@ -526,17 +596,36 @@ fn fetch_one(cfg: &DataConfig, rel: &str, canonical_url: &str, dest: &Path) -> R
 // ---------------------------------------------------------------------------------------
 // TU
 
-/// Unpacks `NAME_*.txt` entries of a TU zip (directory parts stripped) into `dir`.
-fn unpack_tu_zip(zip_path: &Path, name: &str, dir: &Path) -> Result<usize> {
+/// Unpacked bytes accepted per compressed byte of a TU zip, for files without a known
+/// size (TU text files compress about 5-10×; a zip bomb by orders of magnitude more).
+pub const MAX_ZIP_RATIO: u64 = 100;
+/// Unpacked bytes always accepted from a TU zip, whatever its size.
+pub const MIN_ZIP_ALLOWANCE: u64 = 64 << 20;
+
+/// Unpacks the entries of a TU zip that the format needs (`NAME_A.txt`,
+/// `NAME_graph_indicator.txt`, ... as [`tu::REQUIRED_FILES`] and [`tu::OPTIONAL_FILES`]
+/// list them; directory parts stripped, anything else ignored) into `dir`. Each file is
+/// capped at its known size where the checksum table has it, and all of them together at
+/// [`MAX_ZIP_RATIO`] × the archive's size (at least [`MIN_ZIP_ALLOWANCE`]), so a small
+/// archive cannot unpack into gigabytes. `shown` names the archive in messages (its URL or
+/// mirror path).
+fn unpack_tu_zip(zip_path: &Path, shown: &str, name: &str, dir: &Path) -> Result<usize> {
     let file = File::open(zip_path).map_err(|e| io_err(zip_path, "cannot read", e))?;
+    let packed = file.metadata().map(|m| m.len()).unwrap_or(0);
     let corrupt = |e: &dyn std::fmt::Display| {
-        Error::file(
-            zip_path,
-            format!("not a readable zip archive: {e}; nothing was cached"),
-        )
+        Error::Data(format!(
+            "{shown}: not a readable zip archive: {e}; nothing was cached"
+        ))
     };
     let mut zip = zip::ZipArchive::new(file).map_err(|e| corrupt(&e))?;
-    let prefix = format!("{name}_");
+    let wanted: Vec<String> = tu::REQUIRED_FILES
+        .iter()
+        .chain(tu::OPTIONAL_FILES.iter())
+        .map(|s| format!("{name}_{s}"))
+        .collect();
+    let mut budget = packed
+        .saturating_mul(MAX_ZIP_RATIO)
+        .clamp(MIN_ZIP_ALLOWANCE, MAX_FILE_BYTES);
     let mut count = 0usize;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
@@ -549,23 +638,31 @@ fn unpack_tu_zip(zip_path: &Path, name: &str, dir: &Path) -> Result<usize> {
             .next()
             .unwrap_or_default()
             .to_string();
-        if !base.starts_with(&prefix) || !base.ends_with(".txt") || base.contains("..") {
+        if !wanted.contains(&base) {
             continue;
         }
         let dest = dir.join(&base);
         if dest.exists() {
-            return Err(Error::file(
-                zip_path,
-                format!("entry {full}: {base} appears twice in the archive"),
-            ));
+            return Err(Error::Data(format!(
+                "{shown}: entry {full}: {base} appears twice in the archive; nothing was cached"
+            )));
         }
-        let origin = format!("{}:{full}", zip_path.display());
-        copy_verified(
-            &mut (&mut entry).take(MAX_FILE_BYTES + 1),
+        let origin = format!("{shown}:{full}");
+        let n = copy_verified(
+            &mut (&mut entry).take(budget + 1),
             &dest,
             &format!("tu/{name}/{base}"),
             &origin,
-        )?;
+            false,
+            budget,
+        )
+        .map_err(|e| match e {
+            Error::Data(m) if m.contains("larger than") => Error::Data(format!(
+                "{m} (the archive is {packed} bytes; files unpacked from a TU zip may total at most {MAX_ZIP_RATIO}× that, or {MIN_ZIP_ALLOWANCE} bytes)"
+            )),
+            e => e,
+        })?;
+        budget -= n;
         count += 1;
     }
     Ok(count)
@@ -593,7 +690,7 @@ fn tu_from_mirror(place: &Place, name: &str, dir: &Path) -> Result<Option<String
             }
             let zip = src.join(format!("{name}.zip"));
             if zip.is_file() {
-                unpack_tu_zip(&zip, name, dir)?;
+                unpack_tu_zip(&zip, &zip.display().to_string(), name, dir)?;
                 return Ok(None);
             }
             Ok(Some(format!(
@@ -638,7 +735,7 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
     let tmp = temp_dir_in(parent, name)?;
     let mut misses = Vec::new();
     let mut source = None;
-    if let Some(m) = Place::of_mirror(cfg) {
+    if let Some(m) = Place::of_mirror(cfg)? {
         match tu_from_mirror(&m, name, tmp.path())? {
             None => source = cfg.mirror.clone(),
             Some(why) => misses.push(why),
@@ -665,11 +762,30 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
                 misses.join("; ")
             )));
         }
-        unpack_tu_zip(zip_tmp.path(), name, tmp.path())?;
+        unpack_tu_zip(zip_tmp.path(), &url, name, tmp.path())?;
         source = Some(url);
     }
-    // Structure check before anything enters the cache.
-    tu::load_tu_dir(tmp.path(), name)?;
+    // Structure check before anything enters the cache. Its messages name where the bytes
+    // came from, not the temporary folder (which is gone by the time they are read).
+    let shown = match (&source, Place::of_mirror(cfg)?) {
+        (Some(s), _) if s.ends_with(".zip") => format!("{s} (unpacked)"),
+        (_, Some(Place::Folder(base))) => {
+            let dir = base.join("tu").join(name);
+            if dir.join(format!("{name}_A.txt")).is_file() {
+                dir.display().to_string()
+            } else {
+                format!("{} (unpacked)", dir.join(format!("{name}.zip")).display())
+            }
+        }
+        (_, Some(Place::Http(base))) => format!("{base}/tu/{name}"),
+        (_, None) => name.to_string(),
+    };
+    tu::load_tu_dir(tmp.path(), name).map_err(|e| {
+        Error::Data(
+            e.to_string()
+                .replace(&tmp.path().display().to_string(), &shown),
+        )
+    })?;
     if !registry::is_builtin(name) {
         let digest = tu_digest(tmp.path(), name)?;
         record_tu_source(parent, name, &digest, source.as_deref().unwrap_or("?"))?;
