@@ -95,31 +95,41 @@ fn run_split(
 ) -> Result<FoldOutcome> {
     let ytr: Vec<u32> = split.train.iter().map(|&i| y[i]).collect();
     let inner = sklearn_stratified_kfold(&ytr, INNER_FOLDS)?;
-    let mut acc = vec![vec![f64::NAN; INNER_FOLDS]; C_GRID.len()];
-    let mut kbuf = Vec::new();
-    #[allow(clippy::needless_range_loop)] // `fold` is a fold id, not only an index
-    for fold in 0..INNER_FOLDS {
-        let fit: Vec<usize> = split
-            .train
-            .iter()
-            .zip(&inner)
-            .filter(|(_, &g)| g != fold)
-            .map(|(&i, _)| i)
-            .collect();
-        let held: Vec<usize> = split
-            .train
-            .iter()
-            .zip(&inner)
-            .filter(|(_, &g)| g == fold)
-            .map(|(&i, _)| i)
-            .collect();
-        // a fit on one class fails in scikit-learn too: its scores stay NaN
-        if let Some(preds) = path(ev, f, d2, y, &fit, &held, &C_GRID, &mut kbuf) {
-            for (ci, p) in preds.iter().enumerate() {
-                acc[ci][fold] = count_correct(p, y, &held) as f64 / held.len().max(1) as f64;
+    // The inner fits are independent: they run as parallel tasks of their own (rayon
+    // steals them across outer splits, so the threads stay busy until the last split
+    // ends); each is deterministic, so the result does not depend on the schedule.
+    let per_fold: Vec<Vec<f64>> = (0..INNER_FOLDS)
+        .into_par_iter()
+        .map(|fold| {
+            let fit: Vec<usize> = split
+                .train
+                .iter()
+                .zip(&inner)
+                .filter(|(_, &g)| g != fold)
+                .map(|(&i, _)| i)
+                .collect();
+            let held: Vec<usize> = split
+                .train
+                .iter()
+                .zip(&inner)
+                .filter(|(_, &g)| g == fold)
+                .map(|(&i, _)| i)
+                .collect();
+            // a fit on one class fails in scikit-learn too: its scores stay NaN
+            let mut kbuf = Vec::new();
+            match path(ev, f, d2, y, &fit, &held, &C_GRID, &mut kbuf) {
+                Some(preds) => preds
+                    .iter()
+                    .map(|p| count_correct(p, y, &held) as f64 / held.len().max(1) as f64)
+                    .collect(),
+                None => vec![f64::NAN; C_GRID.len()],
             }
-        }
-    }
+        })
+        .collect();
+    let acc: Vec<Vec<f64>> = (0..C_GRID.len())
+        .map(|ci| per_fold.iter().map(|a| a[ci]).collect())
+        .collect();
+    let mut kbuf = Vec::new();
     // GridSearchCV: mean over splits (summed in order), best = first maximum; NaN ranks last
     let inner_mean: Vec<f64> = acc
         .iter()

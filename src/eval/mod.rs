@@ -26,6 +26,7 @@ pub mod linalg;
 pub mod linear;
 pub mod newton;
 pub mod npy;
+pub mod rbf_exp;
 pub mod smo;
 #[cfg(test)]
 mod smo_reference;
