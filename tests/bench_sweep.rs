@@ -289,6 +289,29 @@ fn rows_carry_the_required_columns() {
     let out = fx.path("r.csv");
     let o = fx.run(&["--out", out.to_str().unwrap(), "--threads", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // The manifest beside the rows: one line per bench run, with what reproduces them.
+    let manifest = std::fs::read_to_string(fx.path("r.csv.manifest.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = manifest
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{manifest}");
+    let m = &lines[0];
+    for key in [
+        "date_utc",
+        "command",
+        "git_commit",
+        "machine",
+        "cores",
+        "sweep_config_sha256",
+        "env",
+    ] {
+        assert!(!m[key].is_null(), "manifest lacks {key}: {m}");
+    }
+    assert_eq!(m["threads"], 3);
+    assert_eq!(m["cells_to_run"], 4);
+    assert!(m["env"]["MAGCL_BENCH_WORKER"].is_string(), "{m}");
+    assert_eq!(m["sweep_config_sha256"].as_str().unwrap().len(), 64);
     let text = std::fs::read_to_string(&out).unwrap();
     let header = text.lines().next().unwrap();
     for col in [

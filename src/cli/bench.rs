@@ -176,6 +176,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         out.display()
     );
 
+    write_manifest(&out, &args, todo.len(), jobs, threads)?;
     remove_stale_scratch(&std::env::temp_dir());
     let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
@@ -198,6 +199,88 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The manifest of a result file: `OUT.manifest.jsonl` beside it, one JSON line per
+/// `magcl bench` run that wrote to it (a resumed sweep adds a line), with what is needed
+/// to reproduce and audit its rows: the command, the commit, the machine, the date, the
+/// sweep file's sha256 and every `MAGCL_*` environment variable (some change numbers, e.g.
+/// `MAGCL_MKL_VENDOR_CHECK`).
+pub fn manifest_path(out: &Path) -> PathBuf {
+    let mut name = out
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(".manifest.jsonl");
+    out.with_file_name(name)
+}
+
+fn write_manifest(
+    out: &Path,
+    args: &BenchArgs,
+    cells: usize,
+    jobs: usize,
+    threads: usize,
+) -> anyhow::Result<()> {
+    use sha2::Digest;
+    use std::io::Write;
+    let config_sha256 = std::fs::read(&args.config)
+        .map(|b| crate::data::checksums::hex(&sha2::Sha256::digest(&b)))
+        .unwrap_or_default();
+    let env: std::collections::BTreeMap<String, String> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("MAGCL_"))
+        .collect();
+    let line = serde_json::json!({
+        "date_utc": utc_timestamp(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0)
+        ),
+        "command": std::env::args().collect::<Vec<_>>(),
+        "cwd": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
+        "git_commit": env!("MAGCL_GIT_COMMIT"),
+        "magcl_version": env!("CARGO_PKG_VERSION"),
+        "machine": crate::cli::speed::machine(),
+        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "device": args.device,
+        "jobs": jobs,
+        "threads": threads,
+        "cells_to_run": cells,
+        "sweep_config": args.config.display().to_string(),
+        "sweep_config_sha256": config_sha256,
+        "env": env,
+    });
+    let path = manifest_path(out);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open the manifest {}", path.display()))?;
+    f.write_all(format!("{line}\n").as_bytes())
+        .and_then(|()| f.sync_all())
+        .with_context(|| format!("cannot write the manifest {}", path.display()))
+}
+
+/// Seconds since 1970-01-01 UTC as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_timestamp(secs: u64) -> String {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Makes sure every dataset of the sweep is available (cached, or fetched now from the
@@ -602,5 +685,26 @@ fn truncate(s: &str, n: usize) -> String {
         s.to_string()
     } else {
         format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_timestamps_by_hand() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_timestamp(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_timestamp(1_795_000_000), "2026-11-18T11:06:40Z");
+        assert_eq!(utc_timestamp(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn the_manifest_sits_beside_the_result_file() {
+        assert_eq!(
+            manifest_path(Path::new("results/x/rows.csv")),
+            Path::new("results/x/rows.csv.manifest.jsonl")
+        );
     }
 }
