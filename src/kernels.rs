@@ -557,6 +557,8 @@ mod tests {
 
     #[test]
     fn csr_product_is_the_in_order_fused_multiply_add_sum() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // Each output element is fma(val[k], x[col[k]][j], acc) over the row's entries in
         // order, from 0 — the same bits whichever width the kernel processes columns in
         // (widths 1–96 cover the 32-, 8- and 1-column parts). Without FMA in the CPU the
@@ -599,6 +601,7 @@ mod tests {
 
     #[test]
     fn pending_scalar_reads_the_value_it_was_given() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let t = Tensor::from_slice(&[1.25f32]).view([]);
         let p = PendingScalar::new(&t);
         // later changes to the tensor do not reach the copy
@@ -611,6 +614,7 @@ mod tests {
 
     #[test]
     fn set_grad_installs_the_gradient_an_optimiser_reads() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let p = Tensor::zeros([2], (Kind::Float, Device::Cpu)).set_requires_grad(true);
         assert!(!p.grad().defined());
         set_grad(&p, &Tensor::from_slice(&[1.0f32, -2.0]));
@@ -625,6 +629,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "gradient of shape")]
     fn set_grad_rejects_a_wrong_shape() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let p = Tensor::zeros([2], (Kind::Float, Device::Cpu)).set_requires_grad(true);
         set_grad(&p, &Tensor::zeros([3], (Kind::Float, Device::Cpu)));
     }
@@ -632,6 +637,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "expected one value")]
     fn pending_scalar_rejects_more_than_one_value() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let _ = PendingScalar::new(&Tensor::zeros([2], (Kind::Float, Device::Cpu)));
     }
 }

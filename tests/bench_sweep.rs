@@ -22,6 +22,7 @@ seeds = 3
 ma = ["none", "ARS", "ARS gin-sum"]
 [overrides]
 epochs = 2
+threads = 1                  # fixed, so the cells' hashes do not depend on this machine
 "#;
 
 struct Fixture {
@@ -283,7 +284,7 @@ fn failed_cells_are_counted_and_rerun_on_resume() {
 #[test]
 fn rows_carry_the_required_columns() {
     let fx = Fixture::new(
-        "datasets = [\"MUTAG\"]\nmethods = [\"graphcl\"]\nseeds = [7]\nma = [\"none\", \"AR\"]\n[grid]\nma.pi = [0.2, 0.4]\n",
+        "datasets = [\"MUTAG\"]\nmethods = [\"graphcl\"]\nseeds = [7]\nma = [\"none\", \"AR\"]\n[overrides]\nthreads = 3\n[grid]\nma.pi = [0.2, 0.4]\n",
         "0",
     );
     let out = fx.path("r.csv");

@@ -1,6 +1,7 @@
 //! Same seed → identical loss sequence, embeddings and accuracy on CPU, run after run, at
-//! one thread and at two (each thread count compared with itself: float sums may be
-//! ordered differently across thread counts). Augmentations themselves do not depend on
+//! one, two and three threads (each thread count compared with itself: float sums may be
+//! ordered differently across thread counts, so the count is part of the run's config and
+//! its hash). Augmentations themselves do not depend on
 //! the thread count (unit test `augment::views_are_deterministic_whatever_the_thread_count`).
 //!
 //! The runs use the embedded `synthetic` graph set and a generated `synthetic-node` graph,
@@ -15,6 +16,16 @@ const NODE_SET: &str = "synthetic-node:600:2400:64:4:7";
 
 /// (epoch losses, accuracy, fold accuracies) of one run.
 fn run(args: &[&str], threads: usize, cache: &Path) -> (Vec<f64>, f64, Vec<f64>) {
+    let (numbers, _) = run_with_hash(args, threads, cache);
+    numbers
+}
+
+/// The numbers of one run and the config hash its record carries.
+fn run_with_hash(
+    args: &[&str],
+    threads: usize,
+    cache: &Path,
+) -> ((Vec<f64>, f64, Vec<f64>), String) {
     let out = Command::new(BIN)
         .arg("train")
         .args(args)
@@ -42,15 +53,22 @@ fn run(args: &[&str], threads: usize, cache: &Path) -> (Vec<f64>, f64, Vec<f64>)
             .map(|x| x.as_f64().unwrap())
             .collect()
     };
+    assert_eq!(
+        rec["config"]["threads"], threads,
+        "the thread count is in the config"
+    );
     (
-        floats(&rec["epoch_losses"]),
-        rec["accuracy"].as_f64().unwrap(),
-        floats(&rec["fold_accuracies"]),
+        (
+            floats(&rec["epoch_losses"]),
+            rec["accuracy"].as_f64().unwrap(),
+            floats(&rec["fold_accuracies"]),
+        ),
+        rec["config_hash"].as_str().unwrap().to_string(),
     )
 }
 
 #[test]
-fn graph_methods_repeat_exactly_at_one_and_two_threads() {
+fn graph_methods_repeat_exactly_at_one_two_and_three_threads() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
         &[
@@ -96,12 +114,20 @@ fn graph_methods_repeat_exactly_at_one_and_two_threads() {
             "2",
         ][..],
     ] {
-        for threads in [1, 2] {
-            let a = run(args, threads, dir.path());
-            let b = run(args, threads, dir.path());
+        // At 1, 2 and 3 threads: each count repeats exactly, and each count is its own
+        // configuration (float sums are ordered by it), so the same config gives the same
+        // numbers on any machine and a report never averages different counts.
+        let mut hashes = Vec::new();
+        for threads in [1, 2, 3] {
+            let (a, hash) = run_with_hash(args, threads, dir.path());
+            let (b, again) = run_with_hash(args, threads, dir.path());
             assert_eq!(a, b, "{args:?} at {threads} thread(s)");
+            assert_eq!(hash, again);
             assert_eq!(a.0.len(), args[5].parse::<usize>().unwrap());
+            hashes.push(hash);
         }
+        hashes.dedup();
+        assert_eq!(hashes.len(), 3, "{args:?}: one config per thread count");
     }
 }
 
@@ -119,7 +145,7 @@ fn node_model_repeats_exactly() {
         "--set",
         "node.kmeans_restarts=2",
     ];
-    for threads in [1, 2] {
+    for threads in [1, 2, 3] {
         assert_eq!(
             run(&args, threads, dir.path()),
             run(&args, threads, dir.path()),

@@ -80,6 +80,28 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if let Some((i, n)) = shard_spec {
         cells = shard(cells, i, n);
     }
+    // The thread count is part of each cell's config (it orders float sums, so it changes
+    // numbers): a sweep that fixes it (`[overrides] threads = N`) gives the same rows on
+    // every machine; otherwise each cell gets --threads or cores / jobs, recorded in its
+    // config and hash before anything is compared with the result file.
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let (jobs, why) = match args.jobs {
+        Some(j) => (j, "from --jobs".to_string()),
+        None => default_jobs(&cells, cores),
+    };
+    let jobs = jobs.min(cells.len()).max(1);
+    let threads = match args.threads {
+        Some(t) => t,
+        None => (cores / jobs).max(1),
+    };
+    for c in &mut cells {
+        if c.config.threads == 0 {
+            c.config.threads = threads;
+            c.hash = c.config.hash();
+        }
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         let name = match shard_spec {
             Some((i, n)) => format!("{}.shard-{i}-of-{n}.csv", sweep.name),
@@ -151,18 +173,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let (jobs, why) = match args.jobs {
-        Some(j) => (j, "from --jobs".to_string()),
-        None => default_jobs(&todo, cores),
-    };
     let jobs = jobs.min(todo.len()).max(1);
-    let threads = match args.threads {
-        Some(t) => t,
-        None => (cores / jobs).max(1),
-    };
     let worker = worker_program()?;
     eprintln!(
         "running {} cells{} with {jobs} jobs ({why}) × {threads} threads, worker {}; rows → {}",
@@ -180,7 +191,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     remove_stale_scratch(&std::env::temp_dir());
     let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let result = run_pool(&todo, &file, &worker, &tmp, jobs, threads, &args.device);
+    let result = run_pool(&todo, &file, &worker, &tmp, jobs, &args.device);
     let _ = std::fs::remove_dir_all(&tmp);
     let (ok, failed) = result?;
     eprintln!(
@@ -451,7 +462,6 @@ fn run_pool(
     worker: &Path,
     tmp: &Path,
     jobs: usize,
-    threads: usize,
     device: &str,
 ) -> anyhow::Result<(usize, usize)> {
     let queue: Mutex<VecDeque<&Cell>> = Mutex::new(todo.iter().collect());
@@ -471,7 +481,7 @@ fn run_pool(
                     Err(_) => None,
                 };
                 let Some(cell) = cell else { break };
-                let outcome = run_cell(cell, worker, tmp, threads, device);
+                let outcome = run_cell(cell, worker, tmp, device);
                 if tx.send((cell, outcome)).is_err() {
                     break;
                 }
@@ -623,7 +633,9 @@ pub fn run_worker(
 }
 
 /// Runs one cell in a child process and turns its run record into a row.
-fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, threads: usize, device: &str) -> Outcome {
+/// Runs one cell with its own thread count (`cell.config.threads`).
+fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, device: &str) -> Outcome {
+    let threads = cell.config.threads.max(1);
     let (record, secs) = match run_worker(&cell.config, worker, tmp, threads, device, &[]) {
         Ok(r) => r,
         Err(e) => return Outcome::Failed(e),

@@ -375,6 +375,19 @@ pub fn check_threads(threads: Option<usize>) -> anyhow::Result<()> {
     }
 }
 
+/// The thread count a run uses and records in its config: `--threads`, else the config's
+/// own (a sweep's `threads` override, or a saved config), else libtorch's default for this
+/// machine.
+pub fn resolve_threads(flag: Option<usize>, in_config: usize) -> anyhow::Result<usize> {
+    let n = match (flag, in_config) {
+        (Some(n), _) => n,
+        (None, 0) => (tch::get_num_threads().max(1)) as usize,
+        (None, n) => n,
+    };
+    check_threads(Some(n)).map_err(|e| anyhow::anyhow!("threads = {n} in the run config: {e}"))?;
+    Ok(n)
+}
+
 /// Applies `--threads` to libtorch and the rayon pool (once per process).
 pub fn set_threads(threads: Option<usize>) {
     if let Some(n) = threads.filter(|&n| n > 0) {
@@ -386,13 +399,14 @@ pub fn set_threads(threads: Option<usize>) {
 }
 
 pub fn run(a: TrainArgs) -> anyhow::Result<()> {
-    let cfg = build_config(&a)?;
+    let mut cfg = build_config(&a)?;
+    check_threads(a.threads)?;
+    cfg.threads = resolve_threads(a.threads, cfg.threads)?;
     if a.print_config {
         outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());
     }
-    check_threads(a.threads)?;
-    set_threads(a.threads);
+    set_threads(Some(cfg.threads));
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,

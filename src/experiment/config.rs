@@ -581,6 +581,15 @@ pub struct RunConfig {
     pub simgrace: Option<SimgraceConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adgcl: Option<AdgclConfig>,
+    /// CPU threads of the run (libtorch intra-op and the data pipeline). Float sums are
+    /// ordered by the thread count, so SimGRACE, AD-GCL and the node-level model give
+    /// (slightly) different numbers at different counts: the count is part of the
+    /// configuration, so the same config gives the same numbers on every machine, and a
+    /// report never averages runs made with different counts. 0 = not fixed yet: `magcl
+    /// train` fills in `--threads` or the machine's cores, `magcl bench` its per-cell count
+    /// (a sweep fixes it everywhere with `[overrides] threads = N`).
+    #[serde(default)]
+    pub threads: usize,
 }
 
 /// What a run is asked to be before presets are applied.

@@ -42,6 +42,7 @@ pub fn preset(
             node: None,
             simgrace: None,
             adgcl: None,
+            threads: 0,
         },
         MethodName::Simgrace => RunConfig {
             task: Task::Graph,
@@ -65,6 +66,7 @@ pub fn preset(
             node: None,
             simgrace: Some(SimgraceConfig { eta: 1.0 }),
             adgcl: None,
+            threads: 0,
         },
         MethodName::Adgcl => RunConfig {
             task: Task::Graph,
@@ -95,6 +97,7 @@ pub fn preset(
                 ma_edge_drop: 0.1,
                 augmenter: None,
             }),
+            threads: 0,
         },
         MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
     };
@@ -212,6 +215,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         }),
         simgrace: None,
         adgcl: None,
+        threads: 0,
     })
 }
 

@@ -276,6 +276,7 @@ mod tests {
 
     #[test]
     fn collate_offsets_edges_and_batch_vector() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let a = path3();
         let b = GraphView {
             num_nodes: 2,
@@ -294,6 +295,7 @@ mod tests {
 
     #[test]
     fn collate_empty_list() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let batch = Batch::collate(std::iter::empty::<&GraphView>(), 4);
         assert_eq!(batch.num_graphs, 0);
         assert_eq!(batch.offsets, vec![0]);
@@ -301,6 +303,7 @@ mod tests {
 
     #[test]
     fn normalized_weights_of_a_path() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let b = Batch::collate([&path3()], 1);
         let t = b.to_tensors(Device::Cpu);
         let (w, s) = t.normalized_weights();

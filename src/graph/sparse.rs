@@ -234,6 +234,8 @@ mod tests {
 
     #[test]
     fn product_and_gradient_match_the_dense_matrix() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         let n = 37;
         let (rows, cols, vals) = rand_matrix(n, 150, 3);
         let dense = dense_of(&rows, &cols, &vals, n);
@@ -253,6 +255,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "rows but the matrix has")]
     fn a_shape_mismatch_is_an_error_not_a_wild_read() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let (rows, cols, vals) = rand_matrix(6, 10, 1);
         let m = SparseMatrix::from_triplets(&rows, &cols, &vals, 6, 6);
         let _ = m.mm(&Tensor::ones([5, 3], (Kind::Float, Device::Cpu)));
@@ -260,6 +263,7 @@ mod tests {
 
     #[test]
     fn empty_rows_and_empty_matrix() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let n = 4;
         let rows = Tensor::from_slice(&[2i64]);
         let cols = Tensor::from_slice(&[0i64]);
@@ -275,7 +279,8 @@ mod tests {
 
     #[test]
     fn rectangular_pooling_matrix() {
-        // 2 graphs × 5 nodes: nodes 0–2 in graph 0, 3–4 in graph 1
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
+                                           // 2 graphs × 5 nodes: nodes 0–2 in graph 0, 3–4 in graph 1
         let batch = Tensor::from_slice(&[0i64, 0, 0, 1, 1]);
         let nodes = Tensor::arange(5, (Kind::Int64, Device::Cpu));
         let ones = Tensor::ones([5], (Kind::Float, Device::Cpu));
@@ -295,6 +300,8 @@ mod tests {
 
     #[test]
     fn second_order_use_keeps_gradients_flowing_through_chains() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // F(F(x)) with the custom op twice: gradient = (F²)ᵀ 1
         let n = 12;
         let (rows, cols, vals) = rand_matrix(n, 40, 5);
@@ -309,6 +316,8 @@ mod tests {
 
     #[test]
     fn the_device_build_gives_the_same_csr_as_the_counting_sort() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // (the libtorch build serves CUDA; run it on CPU tensors here, empty rows included)
         let (rows, cols, vals) = rand_matrix(9, 30, 7);
         let rows = rows.remainder(7); // rows 7 and 8 empty
@@ -343,6 +352,8 @@ mod tests {
 
     #[test]
     fn the_libtorch_form_matches_the_dense_matrix_in_product_and_gradient() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // the form CUDA uses (A and Aᵀ as libtorch sparse tensors), exercised on the CPU
         let n = 23;
         let (rows, cols, vals) = rand_matrix(n, 90, 11);

@@ -202,6 +202,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "expected two float CPU matrices of one shape")]
     fn plain_code_loss_rejects_mismatched_projections() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let z1 = Tensor::zeros([4, 3], (Kind::Float, Device::Cpu));
         let z2 = Tensor::zeros([5, 3], (Kind::Float, Device::Cpu));
         let _ = crate::kernels::info_nce(&z1, &z2, &all_configs()[0]);
@@ -254,6 +255,8 @@ mod tests {
 
     #[test]
     fn blocked_equals_dense_in_value_and_gradient() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(3);
         let z1 = Tensor::randn([37, 8], (Kind::Double, Device::Cpu));
         let z2 = Tensor::randn([37, 8], (Kind::Double, Device::Cpu));
@@ -275,8 +278,9 @@ mod tests {
 
     #[test]
     fn hand_computed_two_by_two() {
-        // z1 = [e1, e2], z2 = [e1, e2]: s = I/τ. GraphCL's form (positive excluded):
-        // loss_i = log(e^0) − 1/τ = −1/τ. Positive included: log(e^{1/τ} + 1) − 1/τ.
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
+                                           // z1 = [e1, e2], z2 = [e1, e2]: s = I/τ. GraphCL's form (positive excluded):
+                                           // loss_i = log(e^0) − 1/τ = −1/τ. Positive included: log(e^{1/τ} + 1) − 1/τ.
         let e = Tensor::from_slice(&[1.0f64, 0.0, 0.0, 1.0]).view([2, 2]);
         let mut cfg = LossConfig {
             temperature: 0.5,
@@ -298,6 +302,8 @@ mod tests {
 
     #[test]
     fn dense_loss_passes_a_numerical_gradient_check() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(4);
         let z2 = Tensor::randn([5, 3], (Kind::Double, Device::Cpu));
         let x = Tensor::randn([5, 3], (Kind::Double, Device::Cpu));
@@ -308,6 +314,8 @@ mod tests {
 
     #[test]
     fn scale_invariance() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // cosine similarity: scaling the embeddings leaves the loss unchanged
         tch::manual_seed(5);
         let z1 = Tensor::randn([9, 4], (Kind::Double, Device::Cpu));

@@ -286,6 +286,8 @@ mod tests {
 
     #[test]
     fn the_fixed_augmenter_drops_the_view_learner_with_or_without_ma() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         let learned = AdGcl::new(&config(false), 1, Device::Cpu).unwrap();
         assert!(learned.view.is_some(), "AD-GCL learns its view");
         let control = config_with(serde_json::json!({"adgcl": {"augmenter": "fixed"}}));
@@ -301,7 +303,6 @@ mod tests {
             assert!(m.k_first, "{reading}");
         }
         // the control trains: one step on the toy set moves its loss off NaN and the weights
-        let _g = rng::torch_lock();
         tch::manual_seed(2);
         let data = toy_data(16);
         let mut c = AdGcl::new(&control, 1, Device::Cpu).unwrap();
@@ -313,6 +314,7 @@ mod tests {
 
     #[test]
     fn concrete_weights_are_bounded_and_differentiable() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let logits = Tensor::from_slice(&[-50.0f32, -1.0, 0.0, 1.0, 50.0]).set_requires_grad(true);
         let noise = Tensor::from_slice(&[1e-4f32, 0.3, 0.5, 0.7, 1.0 - 1e-4]);
         let w = concrete_weights(&logits, &noise, 1.0);
@@ -336,6 +338,7 @@ mod tests {
 
     #[test]
     fn regulariser_averages_per_graph_and_skips_edgeless_graphs() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let w = Tensor::from_slice(&[1.0f32, 0.5, 0.0, 0.0]);
         let eg = Tensor::from_slice(&[0i64, 0, 2, 2]);
         // graph 0: mean(0, 0.5) = 0.25; graph 1: no edges; graph 2: mean(1, 1) = 1
@@ -364,6 +367,7 @@ mod tests {
 
     #[test]
     fn both_variants_train_deterministically() {
+        let _g = rng::torch_lock();
         for over in [
             serde_json::json!({"ma": {"enabled": false}, "epochs": 2}),
             serde_json::json!({"ma": {"enabled": true}, "epochs": 2}),
@@ -373,7 +377,7 @@ mod tests {
             let cfg = config_with(over);
             let ma = cfg.method_label() + " " + &cfg.ma_label();
             let go = || {
-                let _g = rng::torch_lock();
+                tch::set_num_threads(1);
                 tch::manual_seed(1);
                 let data = toy_data(40);
                 let mut m = AdGcl::new(&cfg, 1, Device::Cpu).unwrap();

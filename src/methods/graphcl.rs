@@ -316,6 +316,8 @@ mod tests {
 
     #[test]
     fn each_reading_places_k_and_sets_the_evaluation_encoder() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // (reading, original graph follows K, evaluation schedule)
         for (reading, k_first, eval) in [
             ("current", true, [1, 1, 1]),
@@ -335,8 +337,10 @@ mod tests {
         );
     }
 
+    /// One short training run. The caller holds [`crate::rng::torch_lock`]; the thread
+    /// count is set first, as an earlier test (or run) may have left another.
     fn run(cfg: &RunConfig) -> (Vec<f64>, Vec<f32>) {
-        let _g = crate::rng::torch_lock();
+        tch::set_num_threads(1);
         tch::manual_seed(cfg.seed as i64);
         let data = toy_data(40);
         let mut m = GraphCl::new(cfg, 1, Device::Cpu).unwrap();
@@ -480,6 +484,7 @@ mod tests {
 
     #[test]
     fn same_seed_same_losses_and_embeddings() {
+        let _g = crate::rng::torch_lock();
         for ma in [
             serde_json::json!({"enabled": false}),
             serde_json::json!({"enabled": true}),

@@ -437,11 +437,12 @@ mod tests {
 
     #[test]
     fn trains_deterministically_and_learns_the_communities() {
+        let _g = crate::rng::torch_lock();
         let ds = toy_dataset(120);
         for (preset, ma) in [("code", true), ("paper", false), ("paper", true)] {
             let cfg = config(preset, ma);
             let go = || {
-                let _g = crate::rng::torch_lock();
+                tch::set_num_threads(1);
                 tch::manual_seed(5);
                 let mut m = NodeModel::new(&cfg, &ds, Device::Cpu).unwrap();
                 let log = m.train(cfg.epochs, false).unwrap();
@@ -460,7 +461,6 @@ mod tests {
             );
         }
         let cfg = config("code", true);
-        let _g = crate::rng::torch_lock();
         tch::manual_seed(5);
         let mut m = NodeModel::new(&cfg, &ds, Device::Cpu).unwrap();
         m.train(cfg.epochs, false).unwrap();

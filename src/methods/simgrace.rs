@@ -179,6 +179,8 @@ mod tests {
 
     #[test]
     fn each_reading_places_k() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         // (reading, clean branch follows K, evaluation schedule)
         for (reading, k_first, eval) in
             [("current", true, 1), ("code", false, 2), ("paper", true, 1)]

@@ -174,6 +174,7 @@ mod tests {
 
     #[test]
     fn forward_pair_returns_each_views_output() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let a = Tensor::from_slice(&[1.0f32, 2.0]);
         let ((y1, s1), (y2, _)) =
             forward_pair(|| (&a * 2.0, Vec::new()), || (&a + 1.0, Vec::new()));

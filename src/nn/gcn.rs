@@ -375,6 +375,7 @@ mod tests {
 
     #[test]
     fn sparse_features_and_masks() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let f = Features::from_csr(2, 3, &[0, 2, 3], &[0, 2, 1], &[1.0, 2.0, 3.0], Device::Cpu);
         let w = Tensor::from_slice(&[1.0f32, 10.0, 100.0]).view([3, 1]);
         let full: Vec<f32> = Vec::try_from(f.masked_matmul(&w, None).flatten(0, -1)).unwrap();
@@ -386,6 +387,8 @@ mod tests {
 
     #[test]
     fn activations() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         let x = Tensor::from_slice(&[-1.0f32, 2.0]);
         let vs = nn::VarStore::new(Device::Cpu);
         let fixed: Vec<f32> =

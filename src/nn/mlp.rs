@@ -344,6 +344,8 @@ mod tests {
 
     #[test]
     fn batch_norm_kernel_matches_libtorch() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         tch::manual_seed(7);
         let vs = nn::VarStore::new(Device::Cpu);
         let ours = batch_norm(vs.root() / "a", 7);

@@ -152,6 +152,7 @@ pub(crate) mod tests {
     /// self-loop on every node (the reference's data pipeline) equals ε = 1 without them.
     #[test]
     fn gin_with_a_self_loop_per_node_is_eps_one() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let v = GraphView {
             num_nodes: 4,
             edges: vec![(0, 1), (1, 2), (0, 2), (2, 3)],
@@ -194,6 +195,7 @@ pub(crate) mod tests {
 
     #[test]
     fn filter_matches_the_hand_computed_matrix() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let g = toy();
         // degrees + 1: [3, 3, 4, 2]; Â_ij = 1/sqrt(d̃_i d̃_j) on edges and the diagonal
         let d = [3f64, 3., 4., 2.];
@@ -214,6 +216,7 @@ pub(crate) mod tests {
 
     #[test]
     fn schedules_under_each_mode() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let g = toy();
         let x = &g.x;
         close(
@@ -242,6 +245,8 @@ pub(crate) mod tests {
 
     #[test]
     fn sparse_products_equal_gather_scatter() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         let g = toy();
         let z = Tensor::randn([4, 5], (Kind::Float, Device::Cpu));
         let zd = z.to_kind(Kind::Double);
@@ -263,6 +268,7 @@ pub(crate) mod tests {
 
     #[test]
     fn sum_pool_per_graph() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
         let a = GraphView {
             num_nodes: 2,
             edges: vec![(0, 1)],
@@ -303,6 +309,8 @@ pub(crate) mod tests {
 
     #[test]
     fn operators_pass_gradient_checks() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
         let g = toy();
         let x = Tensor::randn([4, 3], (Kind::Double, Device::Cpu));
         let w = Tensor::randn([4, 3], (Kind::Double, Device::Cpu));
