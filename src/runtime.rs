@@ -1,5 +1,129 @@
 //! Process-wide settings applied once at start-up by the `magcl` binary.
 
+use std::ffi::{c_char, CStr, CString};
+
+/// How many times a libtorch OpenMP thread polls for work or for its team-mates at a
+/// barrier before it sleeps, unless the user chose (`GOMP_SPINCOUNT` / `OMP_WAIT_POLICY`).
+///
+/// libgomp's default is 300 000 polls (about 3 ms; more on CPUs with a slow `pause`
+/// instruction), and libtorch enters a parallel region for nearly every operation. On a
+/// machine where another process keeps a core busy, a thread that polls takes the CPU from
+/// the very team-mate it waits for, which then finishes its share only when the scheduler
+/// next lets it run: every operation costs a time slice, and a run that takes 9 s alone took
+/// more than 11 minutes (issue 20). Sleeping at once makes each region pay a futex wake-up
+/// instead (microseconds), which costs little at magcl's sizes on a quiet machine (measured:
+/// `results/busy/README.md`).
+pub const OPENMP_SPIN_COUNT: &str = "0";
+
+/// The settings libgomp should start with, as `NAME=VALUE` entries to add to an environment
+/// that lacks them (empty: nothing to change):
+/// - `GOMP_SPINCOUNT=`[`OPENMP_SPIN_COUNT`] unless `OMP_WAIT_POLICY` or `GOMP_SPINCOUNT` is
+///   set: waiting threads sleep instead of polling, so a busy machine slows a run down by
+///   the share of the CPU it lacks, not by orders of magnitude;
+/// - `OMP_NUM_THREADS=N` unless set, where a cgroup CPU quota (a container's `--cpus`, a
+///   Slurm or systemd limit) allows only N CPUs, fewer than the affinity mask holds:
+///   libgomp counts the affinity mask only, and more threads than the quota allows spend
+///   their time descheduled while the others wait for them.
+///
+/// `is_set(NAME)` says whether the environment has the variable.
+pub fn openmp_settings(is_set: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut add = Vec::new();
+    if !is_set("OMP_WAIT_POLICY") && !is_set("GOMP_SPINCOUNT") {
+        add.push(format!("GOMP_SPINCOUNT={OPENMP_SPIN_COUNT}"));
+    }
+    if !is_set("OMP_NUM_THREADS") {
+        if let Some(n) = quota_limited_cpus() {
+            add.push(format!("OMP_NUM_THREADS={n}"));
+        }
+    }
+    add
+}
+
+/// Starts the `magcl` binary again with [`openmp_settings`] added to its environment, when
+/// there are any to add; returns only when there are none or the new start failed (the
+/// process then goes on with libgomp's defaults).
+///
+/// libgomp reads its environment once, in its initialiser, which runs before `main`
+/// (libtorch links it), and glibc's own initialiser resets the environment to the one the
+/// process was started with, so a `setenv` before `main` does not reach libgomp. The
+/// binary therefore calls this from its `.preinit_array`, which the dynamic loader runs
+/// before any library initialiser: the new start costs the loading and relocation of the
+/// libraries (about 10–30 ms), not libtorch's initialisers. The new process keeps the
+/// process id, arguments, open files and the rest of the environment; the settings are
+/// inherited by the processes it starts (`magcl bench` workers), which therefore start once.
+///
+/// # Safety
+/// `argv` and `envp` must be the NULL-terminated argument and environment arrays the
+/// process was started with (the arguments the loader passes to `.preinit_array`
+/// functions), and no other thread may exist.
+pub unsafe fn reexec_with_openmp_settings(argv: *const *const c_char, envp: *const *const c_char) {
+    if argv.is_null() || envp.is_null() {
+        return;
+    }
+    // SAFETY: per the contract, envp is a NULL-terminated array of C strings.
+    let env: Vec<*const c_char> = unsafe {
+        let mut v = Vec::new();
+        let mut p = envp;
+        while !(*p).is_null() {
+            v.push(*p);
+            p = p.add(1);
+        }
+        v
+    };
+    let names: Vec<&[u8]> = env
+        .iter()
+        // SAFETY: each entry is a C string that lives as long as the process.
+        .map(|&e| unsafe { CStr::from_ptr(e) }.to_bytes())
+        .map(|e| e.split(|&b| b == b'=').next().unwrap_or(e))
+        .collect();
+    let add = openmp_settings(|name| names.contains(&name.as_bytes()));
+    if add.is_empty() {
+        return;
+    }
+    let add: Vec<CString> = add
+        .into_iter()
+        .filter_map(|a| CString::new(a).ok())
+        .collect();
+    let mut new_env = env;
+    new_env.extend(add.iter().map(|a| a.as_ptr()));
+    new_env.push(std::ptr::null());
+    // SAFETY: a NUL-terminated path, the caller's argv and a NULL-terminated environment
+    // whose strings outlive the call; execve returns only on failure.
+    unsafe {
+        libc::execve(c"/proc/self/exe".as_ptr(), argv, new_env.as_ptr());
+    }
+}
+
+/// The CPUs this process may use (Rust's count: affinity mask and cgroup quota) when that
+/// is fewer than the affinity mask alone (libgomp's default thread count); `None` when the
+/// two agree or either is unknown.
+fn quota_limited_cpus() -> Option<usize> {
+    let usable = std::thread::available_parallelism().ok()?.get();
+    let affinity = affinity_cpus()?;
+    (usable < affinity).then_some(usable)
+}
+
+/// The number of CPUs in this process's affinity mask.
+fn affinity_cpus() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity writes at most
+        // size_of::<cpu_set_t>() bytes into it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+                let n = libc::CPU_COUNT(&set);
+                return (n > 0).then_some(n as usize);
+            }
+        }
+        None
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
 /// Keeps freed tensor memory in the process instead of returning it to the kernel.
 ///
 /// glibc serves large allocations (a 2708 × 512 activation is 5.5 MB) with fresh `mmap`s
@@ -43,6 +167,33 @@ pub fn quiet_libtorch() {
         }
         if null >= 0 {
             libc::close(null);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openmp_settings_leave_the_users_choice_alone() {
+        let spin = format!("GOMP_SPINCOUNT={OPENMP_SPIN_COUNT}");
+        let none = openmp_settings(|_| false);
+        assert!(none.contains(&spin), "{none:?}");
+        for name in ["OMP_WAIT_POLICY", "GOMP_SPINCOUNT"] {
+            let set = openmp_settings(|n| n == name);
+            assert!(
+                !set.iter().any(|s| s.starts_with("GOMP_SPINCOUNT=")),
+                "{name}: {set:?}"
+            );
+        }
+        // With every variable set there is nothing to add, so the binary starts only once.
+        assert!(openmp_settings(|_| true).is_empty());
+        // A thread count is added only under a quota smaller than the affinity mask, and
+        // then names a number of CPUs the process may use.
+        for s in none.iter().filter(|s| s.starts_with("OMP_NUM_THREADS=")) {
+            let n: usize = s["OMP_NUM_THREADS=".len()..].parse().unwrap();
+            assert!(n >= 1 && n < affinity_cpus().unwrap(), "{s}");
         }
     }
 }

@@ -257,6 +257,57 @@ fn shards_concatenate_to_the_full_sweep() {
     assert_eq!(from_shards.stdout, from_full.stdout);
 }
 
+/// `--shard slurm` in a faked job array `--array=1-4`: task ids 1…4 become shards 0…3 of
+/// 4, the same cells and file names as `--shard 0/4` … `3/4`; outside an array it fails
+/// and says which variable is missing.
+#[test]
+fn slurm_array_tasks_are_shards() {
+    // The embedded synthetic set only, so that no dataset file is needed.
+    let fx = Fixture::new(
+        &SWEEP.replace(r#"["MUTAG", "synthetic"]"#, r#"["synthetic"]"#),
+        "0",
+    );
+    let mut hashes = Vec::new();
+    for task in 1..=4 {
+        let o = fx
+            .bench(&["--shard", "slurm", "--jobs", "1"])
+            .env("SLURM_ARRAY_TASK_ID", task.to_string())
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "4")
+            .env("SLURM_ARRAY_TASK_COUNT", "4")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let slurm = rows(&fx.path(&format!("results/sweep.shard-{}-of-4.csv", task - 1)));
+        let o = fx.run(&[
+            "--shard",
+            &format!("{}/4", task - 1),
+            "--jobs",
+            "1",
+            "--out",
+            "plain.csv",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let plain = rows(&fx.path("plain.csv"));
+        std::fs::remove_file(fx.path("plain.csv")).unwrap();
+        let h = |r: &[ResultRow]| r.iter().map(|r| r.config_hash.clone()).collect::<Vec<_>>();
+        assert_eq!(h(&slurm), h(&plain), "task {task}");
+        hashes.extend(h(&slurm));
+    }
+    assert_eq!(hashes.len(), 9, "the four tasks run nine cells");
+    hashes.sort();
+    hashes.dedup();
+    assert_eq!(hashes.len(), 9, "the four tasks cover the sweep once");
+
+    let mut cmd = fx.bench(&["--shard", "slurm"]);
+    for v in ["ID", "MIN", "MAX", "COUNT"] {
+        cmd.env_remove(format!("SLURM_ARRAY_TASK_{v}"));
+    }
+    let o = cmd.output().unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("SLURM_ARRAY_TASK_ID"), "{}", stderr(&o));
+}
+
 #[test]
 fn failed_cells_are_counted_and_rerun_on_resume() {
     let fx = Fixture::new(SWEEP, "0");

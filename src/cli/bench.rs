@@ -42,8 +42,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub resume: bool,
     /// Run only slice I of N (0-based): cell k of the sweep order belongs to shard k mod N.
-    /// Shards' CSVs together hold the rows of the whole sweep.
-    #[arg(long, value_name = "I/N")]
+    /// Shards' CSVs together hold the rows of the whole sweep. `--shard slurm` takes I and N
+    /// from a Slurm job array's task (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN,
+    /// SLURM_ARRAY_TASK_COUNT): --array=0-7 and --array=1-8 both give shards 0…7 of 8.
+    #[arg(long, value_name = "I/N|slurm")]
     pub shard: Option<String>,
     /// List the cells (and, with --resume, which are done) without running anything.
     #[arg(long)]

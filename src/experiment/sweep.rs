@@ -1119,8 +1119,12 @@ fn grid_points(axes: &[GridAxis]) -> Vec<Vec<(&GridAxis, (Json, Span))>> {
     points
 }
 
-/// Parses `--shard I/N` (0-based I < N).
+/// Parses `--shard I/N` (0-based I < N), or `--shard slurm`: the shard of this task of a
+/// Slurm job array ([`slurm_shard`] with the process environment).
 pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
+    if s.trim().eq_ignore_ascii_case("slurm") {
+        return slurm_shard(|name| std::env::var(name).ok());
+    }
     let bad = || {
         Error::Config(format!(
             "--shard {s}: expected I/N with 0 ≤ I < N, e.g. 0/4"
@@ -1133,6 +1137,44 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize)> {
         return Err(bad());
     }
     Ok((i, n))
+}
+
+/// The shard `(I, N)` of a Slurm job-array task, from `SLURM_ARRAY_TASK_ID`,
+/// `SLURM_ARRAY_TASK_MIN` and `SLURM_ARRAY_TASK_COUNT` (read through `var`): I = ID − MIN,
+/// N = COUNT, so `--array=0-7` and `--array=1-8` both make shards 0…7 of 8. Arrays with a
+/// step or a list of ids (`--array=0-15:2`, `--array=1,4,9`) are refused, since their ids
+/// do not number the shards 0…N−1.
+pub fn slurm_shard(var: impl Fn(&str) -> Option<String>) -> Result<(usize, usize)> {
+    let get = |name: &str| -> Result<usize> {
+        let v = var(name).ok_or_else(|| {
+            Error::Config(format!(
+                "--shard slurm: {name} is not set (run inside a Slurm job array, \
+                 e.g. sbatch --array=0-7, or give --shard I/N)"
+            ))
+        })?;
+        v.trim().parse().map_err(|_| {
+            Error::Config(format!("--shard slurm: {name}={v:?} is not a whole number"))
+        })
+    };
+    let (id, min, count) = (
+        get("SLURM_ARRAY_TASK_ID")?,
+        get("SLURM_ARRAY_TASK_MIN")?,
+        get("SLURM_ARRAY_TASK_COUNT")?,
+    );
+    let max = var("SLURM_ARRAY_TASK_MAX").and_then(|v| v.trim().parse::<usize>().ok());
+    if count == 0
+        || id < min
+        || id - min >= count
+        || max.is_some_and(|m| m < min || m - min + 1 != count)
+    {
+        return Err(Error::Config(format!(
+            "--shard slurm: task {id} of an array from {min} with {count} tasks{} does not \
+             number its shards 0…N−1 (use a contiguous array such as --array=0-{}, or --shard I/N)",
+            max.map(|m| format!(" up to {m}")).unwrap_or_default(),
+            count.max(1) - 1
+        )));
+    }
+    Ok((id - min, count))
 }
 
 /// Cells of shard `i` of `n`: those whose position in `cells` is `i mod n`.
@@ -1438,5 +1480,42 @@ adgcl.augmenter = "fixed"
         assert_eq!(b.len(), 2);
         assert_eq!(parse_shard("1/3").unwrap(), (1, 3));
         assert!(parse_shard("3/3").is_err());
+    }
+
+    /// A faked Slurm environment: `(name, value)` pairs.
+    fn slurm(vars: &[(&str, &str)]) -> Result<(usize, usize)> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        slurm_shard(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn slurm_job_arrays_number_shards_from_zero() {
+        let task = |id: &str, min: &str, max: &str, count: &str| {
+            slurm(&[
+                ("SLURM_ARRAY_TASK_ID", id),
+                ("SLURM_ARRAY_TASK_MIN", min),
+                ("SLURM_ARRAY_TASK_MAX", max),
+                ("SLURM_ARRAY_TASK_COUNT", count),
+            ])
+        };
+        // --array=0-7 and --array=1-8 give the same shards.
+        assert_eq!(task("0", "0", "7", "8").unwrap(), (0, 8));
+        assert_eq!(task("7", "0", "7", "8").unwrap(), (7, 8));
+        assert_eq!(task("1", "1", "8", "8").unwrap(), (0, 8));
+        assert_eq!(task("8", "1", "8", "8").unwrap(), (7, 8));
+        // A step (--array=0-14:2: ids 0,2,…,14, 8 tasks) or a list leaves gaps: refused.
+        assert!(task("2", "0", "14", "8").is_err());
+        assert!(task("9", "1", "9", "3").is_err());
+        // Outside a job array, or with a broken value: a clear error naming the variable.
+        let e = slurm(&[]).unwrap_err().to_string();
+        assert!(e.contains("SLURM_ARRAY_TASK_ID"), "{e}");
+        let e = task("x", "0", "7", "8").unwrap_err().to_string();
+        assert!(
+            e.contains("SLURM_ARRAY_TASK_ID") && e.contains("whole number"),
+            "{e}"
+        );
     }
 }

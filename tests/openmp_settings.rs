@@ -1,0 +1,56 @@
+//! The `magcl` binary starts libtorch's OpenMP (libgomp) with threads that sleep when they
+//! wait (`GOMP_SPINCOUNT=0`) unless the user chose a wait policy, so that a busy machine
+//! does not turn a run of seconds into minutes (issue 20; `runtime::OPENMP_SPIN_COUNT`).
+//! libgomp prints the settings it started with under `OMP_DISPLAY_ENV=VERBOSE`.
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+
+/// libgomp's `GOMP_SPINCOUNT = '...'` and `OMP_WAIT_POLICY = '...'` lines for `magcl
+/// --version` started with `env` (the two variables removed first).
+fn libgomp_settings(env: &[(&str, &str)]) -> (String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--version")
+        .env_remove("GOMP_SPINCOUNT")
+        .env_remove("OMP_WAIT_POLICY")
+        .env("OMP_DISPLAY_ENV", "VERBOSE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run magcl --version");
+    assert!(out.status.success(), "{out:?}");
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("OPENMP DISPLAY ENVIRONMENT BEGIN"),
+        "libgomp printed no settings (is libtorch built with another OpenMP?):\n{text}"
+    );
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} =")))
+            .unwrap_or_else(|| panic!("no {name} line in:\n{text}"))
+            .trim()
+            .to_string()
+    };
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("magcl "),
+        "the restarted process kept its arguments: {out:?}"
+    );
+    (line("GOMP_SPINCOUNT"), line("OMP_WAIT_POLICY"))
+}
+
+#[test]
+fn libgomp_starts_with_waiting_threads_asleep() {
+    let (spin, _) = libgomp_settings(&[]);
+    assert_eq!(spin, "GOMP_SPINCOUNT = '0'");
+}
+
+#[test]
+fn a_users_spin_count_or_wait_policy_is_kept() {
+    let (spin, _) = libgomp_settings(&[("GOMP_SPINCOUNT", "12345")]);
+    assert_eq!(spin, "GOMP_SPINCOUNT = '12345'");
+    let (spin, policy) = libgomp_settings(&[("OMP_WAIT_POLICY", "ACTIVE")]);
+    assert_eq!(policy, "OMP_WAIT_POLICY = 'ACTIVE'");
+    assert_ne!(spin, "GOMP_SPINCOUNT = '0'");
+}
