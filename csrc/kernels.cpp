@@ -102,7 +102,48 @@ __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end
   }
 }
 
+// A row with each product rounded before it is added, o = (…((0 + v₀x₀) + v₁x₁) + …), in
+// entry order: the arithmetic of gather · weight → index_add, which a weighted sum of
+// messages (AD-GCL's soft edges) computes, so that a product with such a matrix gives the
+// same bits as that form. AVX2 without FMA: the compiler cannot contract mul + add.
+__attribute__((target("avx2"))) void csr_row_rounded_avx2(int64_t begin, int64_t end,
+                                                       const int64_t* __restrict ci,
+                                                       const float* __restrict vv,
+                                                       const float* __restrict xp,
+                                                       float* __restrict o, int64_t d) {
+  int64_t j = 0;
+  for (; j + 32 <= d; j += 32) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    for (int64_t k = begin; k < end; ++k) {
+      const __m256 w = _mm256_set1_ps(vv[k]);
+      const float* xr = xp + ci[k] * d + j;
+      a0 = _mm256_add_ps(a0, _mm256_mul_ps(_mm256_loadu_ps(xr), w));
+      a1 = _mm256_add_ps(a1, _mm256_mul_ps(_mm256_loadu_ps(xr + 8), w));
+      a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(xr + 16), w));
+      a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(xr + 24), w));
+    }
+    _mm256_storeu_ps(o + j, a0);
+    _mm256_storeu_ps(o + j + 8, a1);
+    _mm256_storeu_ps(o + j + 16, a2);
+    _mm256_storeu_ps(o + j + 24, a3);
+  }
+  for (; j + 8 <= d; j += 8) {
+    __m256 a = _mm256_setzero_ps();
+    for (int64_t k = begin; k < end; ++k)
+      a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(xp + ci[k] * d + j),
+                                         _mm256_set1_ps(vv[k])));
+    _mm256_storeu_ps(o + j, a);
+  }
+  for (; j < d; ++j) {
+    float a = 0.0f;
+    for (int64_t k = begin; k < end; ++k) a = a + xp[ci[k] * d + j] * vv[k];
+    o[j] = a;
+  }
+}
+
 const bool kHasAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 
 inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
                     const float* xp, float* o, int64_t d) {
@@ -119,8 +160,34 @@ inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* 
 }
 #endif
 
+// The portable form of csr_row_rounded_avx2 (contraction off: a fused multiply-add would
+// round once where the weighted message sum rounds twice).
+__attribute__((optimize("fp-contract=off"))) void csr_row_rounded_generic(
+    int64_t begin, int64_t end, const int64_t* __restrict ci, const float* __restrict vv,
+    const float* __restrict xp, float* __restrict o, int64_t d) {
+  for (int64_t j = 0; j < d; ++j) o[j] = 0.0f;
+  for (int64_t k = begin; k < end; ++k) {
+    const float w = vv[k];
+    const float* __restrict xr = xp + ci[k] * d;
+    for (int64_t j = 0; j < d; ++j) o[j] = o[j] + xr[j] * w;
+  }
+}
+
+inline void csr_row_rounded(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
+                            const float* xp, float* o, int64_t d) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (kHasAvx2) {
+    csr_row_rounded_avx2(begin, end, ci, vv, xp, o, d);
+    return;
+  }
+#endif
+  csr_row_rounded_generic(begin, end, ci, vv, xp, o, d);
+}
+
+// `rounded`: each product rounded before it is added (csr_row_rounded), else fused.
 at::Tensor csr_times_dense(const at::Tensor& rowptr, const at::Tensor& col,
-                           const at::Tensor& val, const at::Tensor& x_in) {
+                           const at::Tensor& val, const at::Tensor& x_in,
+                           bool rounded = false) {
   const at::Tensor x = x_in.contiguous();
   const int64_t n = rowptr.size(0) - 1;
   const int64_t d = x.size(1);
@@ -134,7 +201,12 @@ at::Tensor csr_times_dense(const at::Tensor& rowptr, const at::Tensor& col,
   // About 32k multiply-adds per task.
   const int64_t grain = std::max<int64_t>(1, (32768 * n) / std::max<int64_t>(1, (nnz + n) * d));
   at::parallel_for(0, n, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) csr_row(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d);
+    if (rounded) {
+      for (int64_t i = begin; i < end; ++i)
+        csr_row_rounded(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d);
+    } else {
+      for (int64_t i = begin; i < end; ++i) csr_row(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d);
+    }
   });
   return out;
 }
@@ -143,19 +215,22 @@ struct CsrMatmul : public torch::autograd::Function<CsrMatmul> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& rowptr,
                             const at::Tensor& col, const at::Tensor& val,
                             const at::Tensor& t_rowptr, const at::Tensor& t_col,
-                            const at::Tensor& t_val) {
+                            const at::Tensor& t_val, bool rounded) {
     TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
                 "csr_matmul: expected a 2-D float CPU tensor");
     TORCH_CHECK(x.size(0) == t_rowptr.size(0) - 1, "csr_matmul: x has ", x.size(0),
                 " rows but the matrix has ", t_rowptr.size(0) - 1, " columns");
     ctx->save_for_backward({t_rowptr, t_col, t_val});
-    return csr_times_dense(rowptr, col, val, x);
+    ctx->saved_data["rounded"] = rounded;
+    return csr_times_dense(rowptr, col, val, x, rounded);
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto saved = ctx->get_saved_variables();
-    at::Tensor gx = csr_times_dense(saved[0], saved[1], saved[2], grad[0]);
-    return {gx, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    const bool rounded = ctx->saved_data["rounded"].toBool();
+    at::Tensor gx = csr_times_dense(saved[0], saved[1], saved[2], grad[0], rounded);
+    return {gx,          at::Tensor(), at::Tensor(), at::Tensor(),
+            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -674,9 +749,14 @@ extern "C" at::Tensor* magcl_gin_mlp_bn(const at::Tensor* x, const at::Tensor* w
 extern "C" at::Tensor* magcl_csr_matmul(const at::Tensor* x, const at::Tensor* rowptr,
                                         const at::Tensor* col, const at::Tensor* val,
                                         const at::Tensor* t_rowptr, const at::Tensor* t_col,
-                                        const at::Tensor* t_val, char* err, size_t err_len) {
-  return guarded([&] { return CsrMatmul::apply(*x, *rowptr, *col, *val, *t_rowptr, *t_col, *t_val); },
-                 err, err_len);
+                                        const at::Tensor* t_val, int rounded, char* err,
+                                        size_t err_len) {
+  return guarded(
+      [&] {
+        return CsrMatmul::apply(*x, *rowptr, *col, *val, *t_rowptr, *t_col, *t_val,
+                                rounded != 0);
+      },
+      err, err_len);
 }
 
 extern "C" at::Tensor* magcl_sparse_mm(const at::Tensor* x, const at::Tensor* a,

@@ -79,6 +79,7 @@ extern "C" {
         t_rowptr: *const C_tensor,
         t_col: *const C_tensor,
         t_val: *const C_tensor,
+        rounded: i32,
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
@@ -150,8 +151,20 @@ pub struct CsrArrays<'a> {
 }
 
 /// `A · x` for a CPU f32 `x` whose rows are indexed by A's columns; the backward pass
-/// computes `Aᵀ · g` from `at`, the CSR arrays of Aᵀ.
+/// computes `Aᵀ · g` from `at`, the CSR arrays of Aᵀ. Each output element is a chain of
+/// fused multiply-adds over the row's entries in order.
 pub fn csr_matmul(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
+    csr_matmul_with(x, a, at, false)
+}
+
+/// [`csr_matmul`] with every product rounded before it is added, over the row's entries
+/// in order: the bits of the gather · weight → `index_add` form of a weighted message sum
+/// (the backward pass likewise matches `index_select`'s backward).
+pub fn csr_matmul_rounded(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
+    csr_matmul_with(x, a, at, true)
+}
+
+fn csr_matmul_with(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>, rounded: bool) -> Tensor {
     let mut err = [0 as c_char; 512];
     // SAFETY: every pointer is a live tensor borrowed for the duration of the call; the
     // C++ side keeps reference-counted handles, never the pointers themselves.
@@ -164,6 +177,7 @@ pub fn csr_matmul(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
             at.rowptr.as_ptr(),
             at.col.as_ptr(),
             at.val.as_ptr(),
+            i32::from(rounded),
             err.as_mut_ptr(),
             err.len(),
         )

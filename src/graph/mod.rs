@@ -124,6 +124,8 @@ pub struct GraphTensors {
     norm: std::cell::OnceCell<(Tensor, Tensor)>,
     /// The adjacency A (rows = destinations), built on first use.
     adj: std::cell::OnceCell<SparseMatrix>,
+    /// The adjacency with the (constant) edge weights as entries, built on first use.
+    adj_weighted: std::cell::OnceCell<SparseMatrix>,
     /// Â (self-loops included), built on first use.
     adj_norm: std::cell::OnceCell<SparseMatrix>,
     /// The filter F = (1 − π) I + π Â, with its π.
@@ -151,6 +153,7 @@ impl GraphTensors {
             edge_weight: None,
             norm: std::cell::OnceCell::new(),
             adj: std::cell::OnceCell::new(),
+            adj_weighted: std::cell::OnceCell::new(),
             adj_norm: std::cell::OnceCell::new(),
             filter: std::cell::OnceCell::new(),
             pool: std::cell::OnceCell::new(),
@@ -217,6 +220,18 @@ impl GraphTensors {
             let ones = Tensor::ones([self.src.size()[0]], (Kind::Float, self.device()));
             self.sparse(&ones, None)
         })
+    }
+
+    /// The adjacency A_w with `(dst[e], src[e]) = edge_weight[e]` (`A_w z` is the weighted
+    /// message sum), when the graph has edge weights; their gradient is not tracked, so
+    /// callers use it only for weights that need none. Its products round as the
+    /// gather/scatter form does ([`SparseMatrix::from_triplets_rounded`]).
+    pub fn weighted_adjacency(&self) -> Option<&SparseMatrix> {
+        let w = self.edge_weight.as_ref()?;
+        Some(self.adj_weighted.get_or_init(|| {
+            let n = self.num_nodes as i64;
+            SparseMatrix::from_triplets_rounded(&self.dst, &self.src, w, n, n)
+        }))
     }
 
     /// The filter F = (1 − π) I + π Â as one sparse matrix (a filter step is then a

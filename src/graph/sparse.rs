@@ -8,7 +8,7 @@
 //! On CUDA (and for non-f32 features) libtorch's sparse CSR tensor is used.
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{csr_matmul, sparse_mm, CsrArrays};
+use crate::kernels::{csr_matmul, csr_matmul_rounded, sparse_mm, CsrArrays};
 
 /// CSR arrays: row pointers, column indices (both i64) and f32 values.
 struct Csr {
@@ -88,6 +88,8 @@ pub struct SparseMatrix {
     n_rows: i64,
     n_cols: i64,
     repr: Repr,
+    /// CPU products round each product before adding it ([`crate::kernels::csr_matmul_rounded`]).
+    rounded: bool,
 }
 
 impl SparseMatrix {
@@ -108,6 +110,22 @@ impl SparseMatrix {
             n_cols,
             rows.device() != Device::Cpu,
         )
+    }
+
+    /// As [`Self::from_triplets`], on the CPU with products that round each multiplication
+    /// before adding it, over each row's entries in their input order: the same bits as
+    /// the gather · weight → `index_add` form of a weighted message sum (on other devices
+    /// the same as [`Self::from_triplets`]).
+    pub fn from_triplets_rounded(
+        rows: &Tensor,
+        cols: &Tensor,
+        vals: &Tensor,
+        n_rows: i64,
+        n_cols: i64,
+    ) -> SparseMatrix {
+        let mut m = Self::from_triplets(rows, cols, vals, n_rows, n_cols);
+        m.rounded = true;
+        m
     }
 
     /// As [`Self::from_triplets`], with libtorch's sparse tensors (the CUDA form) or the
@@ -161,6 +179,7 @@ impl SparseMatrix {
             n_rows,
             n_cols,
             repr,
+            rounded: false,
         }
     }
 
@@ -170,7 +189,11 @@ impl SparseMatrix {
             Repr::Torch { a, at } if x.kind() == Kind::Float => sparse_mm(x, a, at),
             Repr::Torch { a, .. } => a.to_kind(x.kind()).mm(x),
             Repr::Cpu { a, at } if x.kind() == Kind::Float && x.device() == Device::Cpu => {
-                csr_matmul(x, &a.arrays(), &at.arrays())
+                if self.rounded {
+                    csr_matmul_rounded(x, &a.arrays(), &at.arrays())
+                } else {
+                    csr_matmul(x, &a.arrays(), &at.arrays())
+                }
             }
             Repr::Cpu { a, .. } => {
                 let t = Tensor::sparse_csr_tensor_crow_col_value_size(

@@ -198,12 +198,14 @@ impl AdGcl {
     }
 
     /// The view learner's objective `NT-Xent − λ·reg` on batch `g` with the given concrete
-    /// noise (model in evaluation mode, learner in training mode).
+    /// noise (model in evaluation mode, learner in training mode). Only the augmented
+    /// branch depends on the learner, so the original graph's embeddings are computed
+    /// without an autograd record (the same numbers; the backward pass skips that branch).
     pub fn view_objective(&self, g: &GraphTensors, noise: &Tensor) -> Option<Tensor> {
         let view = self.view.as_ref()?;
         let plain = self.encoder.plain_schedule();
         let w = concrete_weights(&view.logits(g, true), noise, self.temperature);
-        let x = self.project(g, &plain, false);
+        let x = tch::no_grad(|| self.project(g, &plain, false));
         let mut g_aug = g.with_x(g.x.shallow_clone());
         g_aug.edge_weight = Some(w.shallow_clone());
         let x_aug = self.project(&g_aug, &plain, false);
@@ -213,13 +215,24 @@ impl AdGcl {
     }
 
     /// One ascent step of the view learner on `g` (with `noise`); returns the objective.
+    ///
+    /// The model's weights are frozen for the step: the ascent only updates the learner,
+    /// and without `requires_grad` on the model's weights the backward pass computes the
+    /// gradients of the model's activations (through which the learner's gradient flows)
+    /// but not those of its weights, which the descent step would zero anyway. The
+    /// learner's gradient is the same, bit for bit.
     pub fn view_step(&mut self, g: &GraphTensors, noise: &Tensor) -> Option<f64> {
-        let obj = self.view_objective(g, noise)?;
-        let view = self.view.as_mut()?;
-        view.opt.zero_grad();
-        (-&obj).backward();
-        view.opt.step();
-        Some(obj.double_value(&[]))
+        self.view.as_ref()?;
+        self.vs.freeze();
+        let out = self.view_objective(g, noise).and_then(|obj| {
+            let view = self.view.as_mut()?;
+            view.opt.zero_grad();
+            (-&obj).backward();
+            view.opt.step();
+            Some(obj.double_value(&[]))
+        });
+        self.vs.unfreeze();
+        out
     }
 }
 
