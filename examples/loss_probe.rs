@@ -15,6 +15,7 @@ fn main() {
         positive_in_denominator: false,
         symmetric: false,
         intra_view_negatives: false,
+        inter_view_negatives: true,
         projector: true,
     };
     let loss = InfoNce::new(cfg, 0);

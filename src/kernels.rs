@@ -415,8 +415,13 @@ impl Drop for ViewTape {
 /// The contrastive loss of CPU f32 projections `z1`, `z2` (`n × d`, rows paired) under
 /// `cfg`, and its gradients with respect to both, in plain code (`csrc/kernels.cpp`, 6.):
 /// [`crate::loss::InfoNce`]'s formulas without libtorch's per-operation cost. Panics on
-/// other shapes or devices.
+/// other shapes or devices, and without inter-view negatives (which it always includes;
+/// its callers take the libtorch path then).
 pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> (f64, Tensor, Tensor) {
+    assert!(
+        cfg.inter_view_negatives,
+        "the plain-code contrastive loss always includes inter-view negatives"
+    );
     let mut value = 0.0f64;
     let (mut g1, mut g2): (*mut C_tensor, *mut C_tensor) =
         (std::ptr::null_mut(), std::ptr::null_mut());

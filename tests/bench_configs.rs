@@ -20,6 +20,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("ma_ranges.toml", 90),
         ("filter_pi.toml", 48),
         ("citeseer_split.toml", 20),
+        ("citeseer_readings.toml", 10),
         ("simgrace_seeds.toml", 300),
         ("graphcl_seeds.toml", 240),
         ("ma_verdict.toml", 1200),

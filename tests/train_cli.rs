@@ -125,3 +125,115 @@ fn reading_and_augmenter_flags_reach_the_config() {
     .unwrap_err();
     assert!(e.contains("unknown constraints 'all'"), "{e}");
 }
+
+/// `magcl train --json ARGS` on a generated node graph (no files needed): the record.
+fn train_json(args: &[&str], cache: &std::path::Path) -> Result<serde_json::Value, String> {
+    train_json_on("synthetic-node:300:1200:32:3", args, cache)
+}
+
+/// [`train_json`] on another generated node graph.
+fn train_json_on(
+    dataset: &str,
+    args: &[&str],
+    cache: &std::path::Path,
+) -> Result<serde_json::Value, String> {
+    let out = Command::new(BIN)
+        .args(["train", "--method", "base", "--dataset", dataset])
+        .args(["--device", "cpu", "--threads", "1", "--json"])
+        .args(["--set", "node.kmeans_restarts=3"])
+        .args(args)
+        .env_remove("MAGCL_DATA_MIRROR")
+        .env("MAGCL_DATA_DIR", cache)
+        .output()
+        .expect("run magcl train");
+    if out.status.success() {
+        Ok(serde_json::from_slice(&out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The CiteSeer readings (docs/citeseer.md) end to end. `node.best_test_every = 2` over 6
+/// epochs reports the best of the evaluations after 2, 4 and 6 epochs, which are exactly
+/// what runs of 2, 4 and 6 epochs report (training is not disturbed by the evaluations);
+/// `node.kmeans_l2` changes the clustering only; intra-view negatives change training;
+/// `public-swapped` needs a public split.
+#[test]
+fn citeseer_readings_run_end_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path();
+    let plain: Vec<serde_json::Value> = ["2", "4", "6"]
+        .iter()
+        .map(|e| train_json(&["--ma", "--epochs", e], cache).unwrap())
+        .collect();
+    let acc = |r: &serde_json::Value| r["accuracy"].as_f64().unwrap();
+    let best = train_json(
+        &["--ma", "--epochs", "6", "--set", "node.best_test_every=2"],
+        cache,
+    )
+    .unwrap();
+    assert_eq!(best["config"]["node"]["best_test_every"], 2);
+    assert_eq!(best["epoch_losses"], plain[2]["epoch_losses"]);
+    // the highest test accuracy, the earliest of equals
+    let mut want = (0usize, f64::NEG_INFINITY);
+    for (i, r) in plain.iter().enumerate() {
+        if acc(r) > want.1 {
+            want = (i, acc(r));
+        }
+    }
+    assert_eq!(acc(&best), want.1);
+    assert_eq!(best["selected_epoch"], 2 * (want.0 + 1));
+    assert_eq!(
+        best["nmi"], plain[want.0]["nmi"],
+        "NMI of the selected encoder"
+    );
+    assert_eq!(best["val_accuracy"], plain[want.0]["val_accuracy"]);
+    assert!(plain[2].get("selected_epoch").is_none_or(|v| v.is_null()));
+
+    // on a harder graph (NMI well below 1) unit rows move the clustering, not the classifier
+    let hard = "synthetic-node:300:400:300:6";
+    let raw = train_json_on(hard, &["--ma", "--epochs", "6"], cache).unwrap();
+    let l2 = train_json_on(
+        hard,
+        &["--ma", "--epochs", "6", "--set", "node.kmeans_l2=true"],
+        cache,
+    )
+    .unwrap();
+    assert_eq!(l2["config"]["node"]["kmeans_l2"], true);
+    assert_eq!(acc(&l2), acc(&raw), "the classifier is unaffected");
+    assert_eq!(l2["epoch_losses"], raw["epoch_losses"]);
+    let (n_raw, n_l2) = (raw["nmi"].as_f64().unwrap(), l2["nmi"].as_f64().unwrap());
+    assert!(
+        n_raw < 0.95 && n_l2.is_finite() && n_l2 != n_raw,
+        "{n_raw} {n_l2}"
+    );
+
+    let intra = train_json(
+        &[
+            "--ma",
+            "--epochs",
+            "6",
+            "--set",
+            "loss.inter_view_negatives=false",
+            "--set",
+            "loss.intra_view_negatives=true",
+        ],
+        cache,
+    )
+    .unwrap();
+    assert_eq!(intra["config"]["loss"]["inter_view_negatives"], false);
+    assert_ne!(intra["epoch_losses"], plain[2]["epoch_losses"]);
+
+    let e = train_json(
+        &["--epochs", "1", "--set", "node.split=public-swapped"],
+        cache,
+    )
+    .unwrap_err();
+    assert!(e.contains("no public split"), "{e}");
+    let e = train_json(
+        &["--epochs", "1", "--set", "loss.inter_view_negatives=false"],
+        cache,
+    )
+    .unwrap_err();
+    assert!(e.contains("loss.inter_view_negatives"), "{e}");
+}

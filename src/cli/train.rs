@@ -109,6 +109,9 @@ pub struct TrainArgs {
     #[arg(long)]
     pub features: Option<String>,
     /// Override any config field: `--set loss.temperature=0.5 --set node.edge_drop=[0.3,0.2]`.
+    /// Node-level readings (docs/citeseer.md): `node.split=public-swapped`,
+    /// `loss.inter_view_negatives=false` (with `loss.intra_view_negatives=true`),
+    /// `node.best_test_every=100` (best test accuracy: optimistic), `node.kmeans_l2=true`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Run this complete config (JSON, `-` for stdin) instead of building one from flags.

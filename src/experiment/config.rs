@@ -447,8 +447,44 @@ pub struct LossConfig {
     pub symmetric: bool,
     /// Add intra-view negatives to the denominator.
     pub intra_view_negatives: bool,
+    /// Keep the inter-view negatives (the other view's non-matching rows) in the
+    /// denominator: true everywhere by default. False with `intra_view_negatives` true
+    /// leaves the intra-view negatives alone (the paper's "only intra-view modeling" read
+    /// literally; docs/citeseer.md). Written into the config only when false, so configs
+    /// and hashes from before the switch existed stay as they were.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub inter_view_negatives: bool,
     /// Apply the projection head before the loss.
     pub projector: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl LossConfig {
+    /// Why the loss would have no negatives at all (neither inter- nor intra-view ones:
+    /// the loss is then zero or undefined, whatever the embeddings), or `None`.
+    pub fn missing_negatives(&self) -> Option<String> {
+        (!self.inter_view_negatives && !self.intra_view_negatives).then(|| {
+            "with neither inter- nor intra-view negatives the loss has no negatives (it is \
+             constant): set loss.intra_view_negatives = true (the intra-view reading) or \
+             loss.inter_view_negatives = true"
+                .to_string()
+        })
+    }
 }
 
 /// Graph-level augmentation settings.
@@ -492,13 +528,31 @@ pub struct NodeConfig {
     /// Propagation count per layer of the base model (no MA) and of the evaluation encoder.
     pub base_k: usize,
     pub eval_k: usize,
-    /// `public` (Planetoid split) or `random` (10/10/80 from the seed).
+    /// `public` (Planetoid split), `public-swapped` (the public split as the released
+    /// `pGRACE/eval.py` unpacks it, `train, test, val`: the 500 validation nodes are the
+    /// test set and the 1000 test nodes choose the classifier's step) or `random`
+    /// (10/10/80 from the seed).
     pub split: String,
     /// Row-block size of the N×N similarity in the loss (0 = whole matrix).
     pub loss_block_rows: usize,
     /// k-means restarts for the clustering NMI.
     pub kmeans_restarts: usize,
+    /// 0 (default): evaluate the final encoder. N > 0: also evaluate after every N
+    /// epochs and report the highest *test* accuracy of those evaluations and the final
+    /// one (its epoch in `selected_epoch`, its NMI and embeddings). This is selection on
+    /// the test set, optimistic by construction; it reproduces what reporting the best of
+    /// the released code's every-100-epoch evaluations would give. Written into the
+    /// config only when set.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub best_test_every: usize,
+    /// L2-normalise each embedding row before k-means (clustering NMI only; the
+    /// classifier sees the embeddings as they are). Written into the config only when set.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub kmeans_l2: bool,
 }
+
+/// The evaluation splits `node.split` accepts.
+pub const NODE_SPLITS: [&str; 3] = ["public", "public-swapped", "random"];
 
 /// SimGRACE settings.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -619,6 +673,7 @@ impl RunConfig {
             Reading::find(name)?.apply(&mut base.ma);
         }
         let mut value = serde_json::to_value(&base)?;
+        settable_defaults(&mut value);
         merge(
             &mut value,
             &serde_json::Value::Object(spec.overrides.clone()),
@@ -697,6 +752,7 @@ impl RunConfig {
                 ("node.base_k", n.base_k, MAX_DEPTH),
                 ("node.eval_k", n.eval_k, MAX_DEPTH),
                 ("node.kmeans_restarts", n.kmeans_restarts, MAX_RESTARTS),
+                ("node.best_test_every", n.best_test_every, MAX_EPOCHS),
             ]);
         }
         if let Some(a) = &self.adgcl {
@@ -709,6 +765,9 @@ impl RunConfig {
                     format!("{v} is larger than the limit of {max} (no run of this size fits in memory or finishes)"),
                 );
             }
+        }
+        if let Some(msg) = self.loss.missing_negatives() {
+            return bad("loss.inter_view_negatives", msg);
         }
         if self.loss.temperature.is_nan() || self.loss.temperature <= 0.0 {
             return bad(
@@ -800,10 +859,13 @@ impl RunConfig {
                     format!("expected code or paper, got '{}'", n.preset),
                 );
             }
-            if n.split != "public" && n.split != "random" {
+            if !NODE_SPLITS.contains(&n.split.as_str()) {
                 return bad(
                     "node.split",
-                    format!("expected public or random, got '{}'", n.split),
+                    format!(
+                        "expected public, public-swapped or random, got '{}'",
+                        n.split
+                    ),
                 );
             }
             if !["relu", "prelu", "rrelu"].contains(&n.activation.as_str()) {
@@ -845,6 +907,21 @@ impl RunConfig {
 }
 
 /// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
+/// Puts the settings that a config leaves out while they hold their default (so that
+/// earlier configs and hashes stay as they were) back into its JSON form, so that
+/// overrides may set them.
+fn settable_defaults(value: &mut serde_json::Value) {
+    use serde_json::json;
+    let mut put = |section: &str, key: &str, v: serde_json::Value| {
+        if let Some(obj) = value.get_mut(section).and_then(|s| s.as_object_mut()) {
+            obj.entry(key.to_string()).or_insert(v);
+        }
+    };
+    put("loss", "inter_view_negatives", json!(true));
+    put("node", "best_test_every", json!(0));
+    put("node", "kmeans_l2", json!(false));
+}
+
 fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> Result<()> {
     use serde_json::Value;
     match (base, over) {

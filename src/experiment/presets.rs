@@ -9,6 +9,7 @@ fn graph_loss(symmetric: bool) -> LossConfig {
         positive_in_denominator: false,
         symmetric,
         intra_view_negatives: false,
+        inter_view_negatives: true,
         projector: true,
     }
 }
@@ -193,6 +194,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
             positive_in_denominator: true,
             symmetric: false,
             intra_view_negatives: false,
+            inter_view_negatives: true,
             projector: paper,
         },
         ma,
@@ -212,6 +214,8 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
             },
             loss_block_rows: 4096,
             kmeans_restarts: 20,
+            best_test_every: 0,
+            kmeans_l2: false,
         }),
         simgrace: None,
         adgcl: None,
@@ -459,5 +463,68 @@ mod tests {
         assert_eq!(a.hash(), b.hash());
         b.seed = 1;
         assert_ne!(a.hash(), b.hash());
+    }
+
+    /// The CiteSeer readings (docs/citeseer.md) are written into a config, and so into
+    /// its hash, only when they leave the default: configs and hashes of earlier rows
+    /// stay valid, and a row that names none of them ran the default.
+    #[test]
+    fn citeseer_readings_are_recorded_only_when_set() {
+        let base = preset(MethodName::Base, "CiteSeer", 0, Some("paper")).unwrap();
+        let json = serde_json::to_value(&base).unwrap();
+        for key in ["best_test_every", "kmeans_l2"] {
+            assert!(json["node"].get(key).is_none(), "{key}");
+        }
+        assert!(json["loss"].get("inter_view_negatives").is_none());
+        // a config written before the switches existed reads back as the default
+        let back: RunConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back, base);
+        let resolve = |over: serde_json::Value| {
+            let spec = crate::experiment::config::RunSpec {
+                method: Some(MethodName::Base),
+                dataset: "CiteSeer".into(),
+                seed: 0,
+                preset: Some("paper".into()),
+                overrides: serde_json::from_value(over).unwrap(),
+            };
+            RunConfig::resolve(&spec)
+        };
+        for (over, path) in [
+            (
+                serde_json::json!({"node": {"split": "public-swapped"}}),
+                ["node", "split"],
+            ),
+            (
+                serde_json::json!({"node": {"best_test_every": 100}}),
+                ["node", "best_test_every"],
+            ),
+            (
+                serde_json::json!({"node": {"kmeans_l2": true}}),
+                ["node", "kmeans_l2"],
+            ),
+            (
+                serde_json::json!({"loss": {"inter_view_negatives": false, "intra_view_negatives": true}}),
+                ["loss", "inter_view_negatives"],
+            ),
+        ] {
+            let cfg = resolve(over.clone()).unwrap();
+            let v = serde_json::to_value(&cfg).unwrap();
+            assert_eq!(v[path[0]][path[1]], over[path[0]][path[1]], "{over}");
+            assert_ne!(cfg.hash(), base.hash(), "{over}");
+        }
+        // refused with the field named
+        for (over, field) in [
+            (
+                serde_json::json!({"node": {"split": "swapped"}}),
+                "node.split",
+            ),
+            (
+                serde_json::json!({"loss": {"inter_view_negatives": false}}),
+                "loss.inter_view_negatives",
+            ),
+        ] {
+            let e = resolve(over).unwrap_err().to_string();
+            assert!(e.contains(field), "{e}");
+        }
     }
 }

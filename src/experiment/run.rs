@@ -12,7 +12,7 @@ use crate::eval::{self, Evaluator};
 use crate::graph::GraphView;
 use crate::methods::adgcl::AdGcl;
 use crate::methods::graphcl::GraphCl;
-use crate::methods::node::{logreg_accuracy, random_split, NodeModel};
+use crate::methods::node::{l2_normalize_rows, logreg_accuracy, node_split, BestTest, NodeModel};
 use crate::methods::simgrace::SimGrace;
 use crate::methods::{train_graph_method, GraphData, GraphMethod, LoopConfig, TrainLog};
 use crate::rng;
@@ -45,7 +45,8 @@ pub struct RunOutcome {
     pub val_accuracy: Option<f64>,
     /// Clustering NMI (node level; median over the k-means restarts).
     pub nmi: Option<f64>,
-    /// The epoch whose embeddings were evaluated when chosen by validation (AD-GCL).
+    /// The epoch whose embeddings were evaluated when chosen: by validation (AD-GCL), or
+    /// by test accuracy (node level with `node.best_test_every`: optimistic).
     pub selected_epoch: Option<usize>,
     pub epochs: usize,
     pub train_seconds: f64,
@@ -413,37 +414,62 @@ fn run_node(
         .node
         .clone()
         .ok_or_else(|| Error::Config("node settings missing".into()))?;
-    let split = match node.split.as_str() {
-        "public" => ds.public_split.clone().ok_or_else(|| {
-            Error::Config(format!(
-                "{} has no public split; use node.split = \"random\" (e.g. --set node.split=random)",
-                ds.name
-            ))
-        })?,
-        _ => random_split(ds.num_nodes, cfg.seed),
-    };
+    let split = node_split(&node.split, &ds, cfg.seed)?;
+    let classify =
+        |z: &tch::Tensor| logreg_accuracy(z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed);
     let t0 = Instant::now();
     let mut model = NodeModel::new(cfg, &ds, device)?;
-    let log = model.train(cfg.epochs, opts.progress)?;
+    // node.best_test_every = N: evaluate after every N epochs and keep the best test
+    // accuracy (with the final encoder's evaluation below); the embeddings are kept on
+    // the CPU.
+    let every = if opts.skip_eval {
+        0
+    } else {
+        node.best_test_every
+    };
+    let mut best: BestTest<tch::Tensor> = BestTest::default();
+    let mut eval_seconds = 0.0;
+    let log = model.train_with(cfg.epochs, opts.progress, |epoch, m| {
+        if every == 0 || (epoch + 1) % every != 0 || epoch + 1 == cfg.epochs {
+            return Ok(());
+        }
+        let te = Instant::now();
+        let z = m.embed();
+        let (test, val) = classify(&z)?;
+        best.offer(epoch + 1, test, val, z.to_device(Device::Cpu));
+        eval_seconds += te.elapsed().as_secs_f64();
+        Ok(())
+    })?;
     let z = model.embed();
-    let zc = z
-        .to_device(Device::Cpu)
-        .to_kind(tch::Kind::Float)
-        .contiguous();
-    let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
-    let x = Vec::<f32>::try_from(zc.flatten(0, -1))?;
     if opts.skip_eval {
         let out = train_only(cfg, log, t0);
         if let Some(p) = &opts.save_embeddings {
+            let (x, n, d) = host_matrix(&z)?;
             save_embeddings(p, &x, n, d, &ds.labels)?;
         }
         return Ok(out);
     }
-    let train_seconds = t0.elapsed().as_secs_f64();
+    let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
     let te = Instant::now();
-    let (accuracy, val) = logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)?;
+    let (accuracy, val) = classify(&z)?;
+    let selected_epoch = if every > 0 {
+        best.offer(cfg.epochs, accuracy, val, z.to_device(Device::Cpu));
+        best.best.as_ref().map(|b| b.0)
+    } else {
+        None
+    };
+    let (accuracy, val, z) = match best.best {
+        Some((_, test, val, z)) => (test, val, z),
+        None => (accuracy, val, z),
+    };
+    let (x, n, d) = host_matrix(&z)?;
+    // node.kmeans_l2: k-means on unit-length rows (the saved embeddings stay as they are)
+    let mut xc = x.clone();
+    if node.kmeans_l2 {
+        l2_normalize_rows(&mut xc, d);
+    }
     let mut nmis = eval::cluster::kmeans_nmi(
-        &x,
+        &xc,
         n,
         d,
         &ds.labels,
@@ -453,7 +479,7 @@ fn run_node(
     )?;
     nmis.sort_by(|a, b| a.total_cmp(b));
     let nmi = median(&nmis);
-    let eval_seconds = te.elapsed().as_secs_f64();
+    let eval_seconds = eval_seconds + te.elapsed().as_secs_f64();
     if let Some(p) = &opts.save_embeddings {
         save_embeddings(p, &x, n, d, &ds.labels)?;
     }
@@ -462,6 +488,7 @@ fn run_node(
         accuracy,
         val_accuracy: Some(val),
         nmi: Some(nmi),
+        selected_epoch,
         epochs: cfg.epochs,
         train_seconds,
         eval_seconds,
@@ -469,6 +496,16 @@ fn run_node(
         epoch_losses: log.epoch_losses,
         ..Default::default()
     })
+}
+
+/// An embedding matrix as row-major host values: (values, rows, columns).
+fn host_matrix(z: &tch::Tensor) -> Result<(Vec<f32>, usize, usize)> {
+    let zc = z
+        .to_device(Device::Cpu)
+        .to_kind(tch::Kind::Float)
+        .contiguous();
+    let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
+    Ok((Vec::<f32>::try_from(zc.flatten(0, -1))?, n, d))
 }
 
 /// The outcome of a run that was trained but not evaluated.

@@ -3,8 +3,10 @@
 //! For anchors `a_i` and candidates `c_j` (rows L2-normalised) with `s_ij = a_i·c_j / τ`,
 //! the one-way loss is `mean_i [ log Σ_{j∈D_i} e^{s_ij} (+ Σ_{j≠i} e^{a_i·a_j/τ}) − s_ii ]`
 //! where `D_i` holds every candidate (positive in the denominator) or every candidate but
-//! `i` (positive excluded); the second sum is present with intra-view negatives. The
-//! symmetric form averages both directions.
+//! `i` (positive excluded); the second sum is present with intra-view negatives. Without
+//! inter-view negatives `D_i` keeps only the positive `i` (or nothing, positive excluded),
+//! so the negatives are the intra-view ones alone: the paper's "only intra-view modeling"
+//! read literally. The symmetric form averages both directions.
 //!
 //! [`InfoNce::loss`] computes the N×N similarities in row blocks and forms the gradient
 //! analytically (softmax weights), so memory is O(block · N) instead of O(N²) and no
@@ -61,6 +63,11 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Dire
         // the positive of row r of the block sits in column start + r
         let diag = Tensor::arange_start(start, start + len, (Kind::Int64, a.device())).unsqueeze(1);
         let mut s = rows_t.matmul(&ct);
+        if !cfg.inter_view_negatives {
+            // of the inter-view similarities only each row's positive remains
+            let pos = s.gather(1, &diag, false);
+            s = s.full_like(f64::NEG_INFINITY).scatter(1, &diag, &pos);
+        }
         if !cfg.positive_in_denominator {
             let _ = s.scatter_value_(1, &diag, f64::NEG_INFINITY);
         }
@@ -157,6 +164,9 @@ pub fn dense_loss(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> Tensor {
         let eye = Tensor::eye(n, (Kind::Bool, a.device()));
         let mut s = a.matmul(&c.transpose(0, 1)) * inv_t;
         let pos = s.diagonal(0, 0, 1);
+        if !cfg.inter_view_negatives {
+            s = s.masked_fill(&eye.logical_not(), f64::NEG_INFINITY);
+        }
         if !cfg.positive_in_denominator {
             s = s.masked_fill(&eye, f64::NEG_INFINITY);
         }
@@ -181,18 +191,25 @@ mod tests {
     use super::*;
     use tch::Device;
 
+    /// Every switch combination with negatives.
     fn all_configs() -> Vec<LossConfig> {
         let mut v = Vec::new();
         for positive_in_denominator in [false, true] {
             for symmetric in [false, true] {
                 for intra_view_negatives in [false, true] {
-                    v.push(LossConfig {
-                        temperature: 0.3,
-                        positive_in_denominator,
-                        symmetric,
-                        intra_view_negatives,
-                        projector: false,
-                    });
+                    for inter_view_negatives in [true, false] {
+                        let cfg = LossConfig {
+                            temperature: 0.3,
+                            positive_in_denominator,
+                            symmetric,
+                            intra_view_negatives,
+                            inter_view_negatives,
+                            projector: false,
+                        };
+                        if cfg.missing_negatives().is_none() {
+                            v.push(cfg);
+                        }
+                    }
                 }
             }
         }
@@ -212,7 +229,8 @@ mod tests {
     fn plain_code_loss_matches_the_autograd_form() {
         let _g = crate::rng::torch_lock();
         tch::manual_seed(4);
-        for cfg in all_configs() {
+        // the plain-code loss serves GraphCL, which keeps inter-view negatives
+        for cfg in all_configs().into_iter().filter(|c| c.inter_view_negatives) {
             for n in [2i64, 7, 33] {
                 let z1 = Tensor::randn([n, 5], (Kind::Float, Device::Cpu));
                 let z2 = Tensor::randn([n, 5], (Kind::Float, Device::Cpu));
@@ -287,6 +305,7 @@ mod tests {
             positive_in_denominator: false,
             symmetric: false,
             intra_view_negatives: false,
+            inter_view_negatives: true,
             projector: true,
         };
         let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
@@ -296,8 +315,52 @@ mod tests {
         assert!((l - ((2f64.exp() + 1.0).ln() - 2.0)).abs() < 1e-9, "{l}");
         // intra-view negatives add e^{a_1·a_2/τ} = e^0 = 1 to each denominator
         cfg.intra_view_negatives = true;
-        let l = InfoNce::new(cfg, 0).loss(&e, &e).double_value(&[]);
+        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
         assert!((l - ((2f64.exp() + 2.0).ln() - 2.0)).abs() < 1e-9, "{l}");
+    }
+
+    #[test]
+    fn intra_view_only_negatives_by_hand() {
+        // anchors a = [e1, e2], candidates c = [e1, (e1 + e2)/√2], τ = 0.5. The inter-view
+        // pair (a_1, c_2) has similarity 1/√2, the intra-view pair (a_1, a_2) 0; so the
+        // negatives differ between the readings and each denominator is checked.
+        let r = std::f64::consts::FRAC_1_SQRT_2;
+        let a = Tensor::from_slice(&[1.0f64, 0.0, 0.0, 1.0]).view([2, 2]);
+        let c = Tensor::from_slice(&[1.0f64, 0.0, r, r]).view([2, 2]);
+        let cfg = LossConfig {
+            temperature: 0.5,
+            positive_in_denominator: true,
+            symmetric: false,
+            intra_view_negatives: true,
+            inter_view_negatives: false,
+            projector: false,
+        };
+        // s = a·cᵀ/τ = [[2, √2], [0, √2]]; positives s_11 = 2, s_22 = √2; intra a_1·a_2 = 0
+        let s2 = 2f64.sqrt();
+        let row1 = (2f64.exp() + 1.0).ln() - 2.0;
+        let row2 = (s2.exp() + 1.0).ln() - s2;
+        let want = 0.5 * (row1 + row2);
+        for block in [0, 1] {
+            let l = InfoNce::new(cfg.clone(), block)
+                .loss(&a, &c)
+                .double_value(&[]);
+            assert!((l - want).abs() < 1e-12, "block {block}: {l} vs {want}");
+        }
+        // the code's inter-view reading: row 1 sees c_2 (e^{√2}), row 2 sees c_1 (e^0)
+        let inter = LossConfig {
+            intra_view_negatives: false,
+            inter_view_negatives: true,
+            ..cfg.clone()
+        };
+        let want = 0.5 * ((2f64.exp() + s2.exp()).ln() - 2.0 + (1.0 + s2.exp()).ln() - s2);
+        let l = InfoNce::new(inter, 0).loss(&a, &c).double_value(&[]);
+        assert!((l - want).abs() < 1e-12, "{l} vs {want}");
+        // no negatives of either kind: refused by name
+        let none = LossConfig {
+            intra_view_negatives: false,
+            ..cfg
+        };
+        assert!(none.missing_negatives().is_some());
     }
 
     #[test]

@@ -201,6 +201,10 @@ impl GraphCl {
         k1: &[usize],
         k2: &[usize],
     ) -> Option<f64> {
+        // the plain-code loss has the inter-view negatives built in
+        if !self.loss.cfg.inter_view_negatives {
+            return None;
+        }
         let slots = self.view_slots.as_ref()?;
         let (model, policy, seed) = (&self.model, &self.policy, self.seed);
         // each view's task collates (and augments) its own batch

@@ -244,12 +244,24 @@ impl NodeModel {
     }
 
     /// Trains for `epochs` epochs.
+    pub fn train(&mut self, epochs: usize, progress: bool) -> Result<TrainLog> {
+        self.train_with(epochs, progress, |_, _| Ok(()))
+    }
+
+    /// Trains for `epochs` epochs, calling `after_epoch(epoch, model)` (epoch counted from
+    /// 0) once each epoch's step has been taken (e.g. to evaluate the encoder as it is
+    /// then).
     ///
     /// On CUDA the loss of epoch e is copied back asynchronously and read (and checked)
     /// after epoch e + 1 has been queued, so the host prepares the next views while the
     /// device computes; an epoch's time is the interval between two read-backs (the same
     /// in the steady state). On the CPU every epoch is read and timed as it ends.
-    pub fn train(&mut self, epochs: usize, progress: bool) -> Result<TrainLog> {
+    pub fn train_with(
+        &mut self,
+        epochs: usize,
+        progress: bool,
+        mut after_epoch: impl FnMut(usize, &NodeModel) -> Result<()>,
+    ) -> Result<TrainLog> {
         let pb = progress_bar(epochs as u64, progress, "train");
         let mut log = TrainLog::default();
         let lag = self.device().is_cuda();
@@ -271,6 +283,7 @@ impl NodeModel {
             } else if let Some((e, l)) = pending.replace((epoch, loss)) {
                 finish(e, l, &mut log)?;
             }
+            after_epoch(epoch, self)?;
         }
         if let Some((e, l)) = pending {
             finish(e, l, &mut log)?;
@@ -291,6 +304,80 @@ impl NodeModel {
             let k = vec![self.node.eval_k; 2];
             self.encoder.forward(&self.features, None, &g, &k, false)
         })
+    }
+}
+
+/// The evaluation split `node.split` names: `random` (10/10/80 from `seed`), `public`
+/// (the dataset's own split) or `public-swapped` — the public split as the released
+/// `pGRACE/eval.py` reads it: its `preloaded` branch unpacks the tuple built as
+/// `(train_mask, val_mask, test_mask)` with `train_mask, test_mask, val_mask =
+/// preload_split`, so the validation nodes become the test set and the test nodes the
+/// set that picks the classifier's step (on Planetoid CiteSeer: test 500, val 1000).
+pub fn node_split(name: &str, ds: &NodeDataset, seed: u64) -> Result<Split> {
+    let public = || {
+        ds.public_split.clone().ok_or_else(|| {
+            Error::Config(format!(
+                "{} has no public split, so node.split = \"{name}\" cannot apply; use \
+                 node.split = \"random\" (e.g. --set node.split=random)",
+                ds.name
+            ))
+        })
+    };
+    match name {
+        "public" => public(),
+        "public-swapped" => {
+            let p = public()?;
+            Ok(Split {
+                train: p.train,
+                val: p.test,
+                test: p.val,
+            })
+        }
+        "random" => Ok(random_split(ds.num_nodes, seed)),
+        other => Err(Error::Config(format!(
+            "node.split: expected public, public-swapped or random, got '{other}'"
+        ))),
+    }
+}
+
+/// Keeps the evaluation with the highest test accuracy (`node.best_test_every`: selection
+/// on the test set, optimistic by construction); of equal accuracies the earliest.
+#[derive(Debug)]
+pub struct BestTest<T> {
+    /// (epoch, test accuracy, validation accuracy, what was evaluated)
+    pub best: Option<(usize, f64, f64, T)>,
+}
+
+impl<T> Default for BestTest<T> {
+    fn default() -> Self {
+        BestTest { best: None }
+    }
+}
+
+impl<T> BestTest<T> {
+    /// Offers the evaluation after `epoch` epochs; returns whether it is the new best.
+    pub fn offer(&mut self, epoch: usize, test: f64, val: f64, item: T) -> bool {
+        let better = self.best.as_ref().is_none_or(|b| test > b.1);
+        if better {
+            self.best = Some((epoch, test, val, item));
+        }
+        better
+    }
+}
+
+/// Scales each row of the row-major `n × d` matrix `x` to unit L2 norm (as
+/// scikit-learn's `normalize(x, norm='l2')`: an all-zero row stays zero).
+pub fn l2_normalize_rows(x: &mut [f32], d: usize) {
+    if d == 0 {
+        return;
+    }
+    for row in x.chunks_exact_mut(d) {
+        let norm = row.iter().map(|&v| v as f64 * v as f64).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            for v in row.iter_mut() {
+                *v = (*v as f64 / norm) as f32;
+            }
+        }
     }
 }
 
@@ -467,6 +554,70 @@ mod tests {
         let split = random_split(120, 0);
         let (test, val) = logreg_accuracy(&m.embed(), &ds.labels, 2, &split, 300, 0).unwrap();
         assert!(test > 80.0 && val > 70.0, "{test} {val}");
+    }
+
+    /// A CiteSeer-sized node set (3327 nodes) with a Planetoid-shaped public split:
+    /// train 0..120, val 120..620 (500), test 620..1620 (1000).
+    fn with_public_split() -> NodeDataset {
+        let mut ds = toy_dataset(4);
+        ds.num_nodes = 3327;
+        ds.public_split = Some(Split {
+            train: (0..120).collect(),
+            val: (120..620).collect(),
+            test: (620..1620).collect(),
+        });
+        ds
+    }
+
+    #[test]
+    fn public_swapped_split_reads_the_public_split_as_the_released_eval_does() {
+        let ds = with_public_split();
+        let public = node_split("public", &ds, 3).unwrap();
+        assert_eq!(
+            (public.train.len(), public.val.len(), public.test.len()),
+            (120, 500, 1000)
+        );
+        let swapped = node_split("public-swapped", &ds, 3).unwrap();
+        // the 500 validation nodes are tested, the 1000 test nodes pick the step
+        assert_eq!(
+            (swapped.train.len(), swapped.val.len(), swapped.test.len()),
+            (120, 1000, 500)
+        );
+        assert_eq!(swapped.train, public.train);
+        assert_eq!(swapped.test, (120..620).collect::<Vec<u32>>());
+        assert_eq!(swapped.val, (620..1620).collect::<Vec<u32>>());
+        // the random split ignores the public one and follows the seed
+        assert_eq!(node_split("random", &ds, 3).unwrap(), random_split(3327, 3));
+        // without a public split both public readings fail with advice
+        let plain = toy_dataset(30);
+        for name in ["public", "public-swapped"] {
+            let e = node_split(name, &plain, 0).unwrap_err().to_string();
+            assert!(e.contains("no public split") && e.contains("random"), "{e}");
+        }
+        assert!(node_split("publik", &ds, 0).is_err());
+    }
+
+    #[test]
+    fn best_test_keeps_the_highest_test_accuracy_earliest_on_ties() {
+        let mut b = BestTest::default();
+        // (epoch, test, val): 100 → 70.0, 200 → 72.5, 300 → 72.5, 400 (final) → 71.0
+        assert!(b.offer(100, 70.0, 69.0, "e100"));
+        assert!(b.offer(200, 72.5, 68.0, "e200"));
+        assert!(!b.offer(300, 72.5, 71.0, "e300"));
+        assert!(!b.offer(400, 71.0, 72.0, "e400"));
+        assert_eq!(b.best, Some((200, 72.5, 68.0, "e200")));
+        // the best validation accuracy (epoch 400) plays no part: this is test selection
+        let mut only = BestTest::default();
+        only.offer(400, 71.0, 72.0, ());
+        assert_eq!(only.best.map(|b| b.0), Some(400));
+    }
+
+    #[test]
+    fn l2_normalised_rows_by_hand() {
+        // rows (3, 4), (0, 0), (−2, 0), (1e-20, 0): unit rows, the zero row untouched
+        let mut x = vec![3.0f32, 4.0, 0.0, 0.0, -2.0, 0.0, 1e-20, 0.0];
+        l2_normalize_rows(&mut x, 2);
+        assert_eq!(x, vec![0.6, 0.8, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
     }
 
     #[test]
