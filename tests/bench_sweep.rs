@@ -255,6 +255,47 @@ fn shards_concatenate_to_the_full_sweep() {
         .output()
         .unwrap();
     assert_eq!(from_shards.stdout, from_full.stdout);
+
+    // With the sweep, report says which cells no file covers: all shards, none; three of
+    // four, exactly the cells of the fourth.
+    let sweep = fx.path("sweep.toml");
+    let o = Command::new(BIN)
+        .arg("report")
+        .args(&shard_files)
+        .arg("--sweep")
+        .arg(&sweep)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("all 18 cells have rows"),
+        "{}",
+        stderr(&o)
+    );
+    let o = Command::new(BIN)
+        .arg("report")
+        .args(&shard_files[..3])
+        .arg("--sweep")
+        .arg(&sweep)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let fourth = rows(&fx.path("results/sweep.shard-3-of-4.csv"));
+    assert!(
+        err.contains(&format!(
+            "{} of 18 cells have no row in these files",
+            fourth.len()
+        )),
+        "{err}"
+    );
+    for r in &fourth {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&r.dataset) && l.contains(&format!("seed {}", r.seed))),
+            "{err}"
+        );
+    }
 }
 
 /// `--shard slurm` in a faked job array `--array=1-4`: task ids 1…4 become shards 0…3 of
