@@ -437,15 +437,13 @@ fn i64s(v: &[i64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// An `.npz`: one `NAME.npy` entry per array, deflated.
 fn write_npz(path: &Path, arrays: &[(&str, Vec<u8>)]) {
-    let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
-    let opts = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in arrays {
-        zip.start_file(format!("{name}.npy"), opts).unwrap();
-        zip.write_all(bytes).unwrap();
-    }
-    zip.finish().unwrap();
+    let entries: Vec<(String, Vec<u8>)> = arrays
+        .iter()
+        .map(|(name, bytes)| (format!("{name}.npy"), bytes.clone()))
+        .collect();
+    write_zip(path, &entries);
 }
 
 /// A planted graph: `n` nodes in 3 classes, ring edges inside each class plus a few across,
@@ -728,13 +726,13 @@ fn small_enzymes(dir: &Path) {
 }
 
 /// A zip of `entries` (name, bytes), deflated.
-fn write_zip(path: &Path, entries: &[(&str, Vec<u8>)]) {
+fn write_zip<S: AsRef<str>>(path: &Path, entries: &[(S, Vec<u8>)]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated);
     for (name, bytes) in entries {
-        zip.start_file(*name, opts).unwrap();
+        zip.start_file(name.as_ref(), opts).unwrap();
         zip.write_all(bytes).unwrap();
     }
     zip.finish().unwrap();
@@ -757,12 +755,8 @@ fn zips_unpack_only_what_the_format_needs_within_bounds() {
         })
         .collect();
     entries.push(("ENZYMES/ENZYMES_bomb.txt".into(), vec![b'0'; 1 << 20]));
-    let named: Vec<(&str, Vec<u8>)> = entries
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.clone()))
-        .collect();
     let mirror = dir.path().join("mirror");
-    write_zip(&mirror.join("tu/ENZYMES/ENZYMES.zip"), &named);
+    write_zip(&mirror.join("tu/ENZYMES/ENZYMES.zip"), &entries);
     let cache = dir.path().join("cache");
     let out = magcl(
         &["datasets", "info", "ENZYMES", "--json"],

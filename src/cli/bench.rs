@@ -311,10 +311,10 @@ fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
     names.dedup();
     let mut missing = Vec::new();
     for name in names {
-        let result = if let Some(path) = name.trim().strip_prefix("tu:") {
-            crate::data::load_graph_dataset(&format!("tu:{path}"), &cfg).map(|_| ())
-        } else if let Some(path) = name.trim().strip_prefix("npz:") {
-            crate::data::load_node_dataset(&format!("npz:{path}"), &cfg).map(|_| ())
+        let result = if name.trim().starts_with("tu:") {
+            crate::data::load_graph_dataset(name, &cfg).map(|_| ())
+        } else if name.trim().starts_with("npz:") {
+            crate::data::load_node_dataset(name, &cfg).map(|_| ())
         } else {
             match crate::data::registry::find(name) {
                 Some(d) => crate::data::source::fetch(&d, &cfg).map(|_| ()),

@@ -284,6 +284,32 @@ fn csr(path: &Path, arrays: &HashMap<String, NdArray>, prefix: &str) -> Result<C
         .map_err(|e| Error::file(path, format!("{prefix} matrix: {e}")))
 }
 
+/// One class id per node from a 1-dimensional integer array `key`: the ids as `u32` and
+/// the number of classes (largest id + 1).
+fn class_ids(path: &Path, a: &NdArray, key: &str) -> Result<(Vec<u32>, usize)> {
+    if a.shape.len() != 1 {
+        return Err(Error::file(
+            path,
+            format!(
+                "array {key}: expected one class id per node (1 dimension), found shape {:?}",
+                a.shape
+            ),
+        ));
+    }
+    let mut labels = Vec::with_capacity(a.len());
+    for (i, l) in ints(path, a, key)?.into_iter().enumerate() {
+        if !(0..=i64::from(u32::MAX - 1)).contains(&l) {
+            return Err(Error::file(
+                path,
+                format!("array {key}: entry {i} is {l}; expected a class id >= 0"),
+            ));
+        }
+        labels.push(l as u32);
+    }
+    let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
+    Ok((labels, num_classes))
+}
+
 /// Builds a node dataset from a gnn-benchmark `.npz` file: edges made undirected,
 /// deduplicated, self-loops removed; raw (unnormalised) features; no public split.
 pub fn parse_gnn_benchmark(name: &str, path: &Path, bytes: &[u8]) -> Result<NodeDataset> {
@@ -335,37 +361,16 @@ pub fn parse_gnn_benchmark(name: &str, path: &Path, bytes: &[u8]) -> Result<Node
             ),
         ));
     }
-    let labels_arr = need(path, &arrays, "labels")?;
-    if labels_arr.shape.len() != 1 {
-        return Err(Error::file(
-            path,
-            format!(
-                "array labels: expected one class id per node (1 dimension), found shape {:?}",
-                labels_arr.shape
-            ),
-        ));
-    }
-    let raw = ints(path, labels_arr, "labels")?;
-    if raw.len() != n {
+    let (labels, num_classes) = class_ids(path, need(path, &arrays, "labels")?, "labels")?;
+    if labels.len() != n {
         return Err(Error::file(
             path,
             format!(
                 "array labels has {} entries; expected one per node ({n})",
-                raw.len()
+                labels.len()
             ),
         ));
     }
-    let mut labels = Vec::with_capacity(n);
-    for (i, &l) in raw.iter().enumerate() {
-        if !(0..=i64::from(u32::MAX - 1)).contains(&l) {
-            return Err(Error::file(
-                path,
-                format!("array labels: entry {i} is {l}; expected a class id >= 0"),
-            ));
-        }
-        labels.push(l as u32);
-    }
-    let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
     let mut edges = Vec::with_capacity(adj.indices.len());
     for r in 0..n {
         let (cols, _) = adj.row(r);
@@ -424,30 +429,14 @@ pub fn parse_user_graph(name: &str, path: &Path, bytes: &[u8]) -> Result<NodeDat
     let y = arrays.get("y").ok_or_else(|| {
         bad("missing array y (one class id per node); expected the arrays x (or x_data, x_indices, x_indptr, x_shape), edge_index (or edges), y and optionally train_mask, val_mask, test_mask".into())
     })?;
-    if y.shape.len() != 1 {
-        return Err(bad(format!(
-            "array y: expected one class id per node (1 dimension), found shape {:?}",
-            y.shape
-        )));
-    }
-    let raw = ints(path, y, "y")?;
-    let n = raw.len();
+    let (labels, num_classes) = class_ids(path, y, "y")?;
+    let n = labels.len();
     if n == 0 || n > u32::MAX as usize {
         return Err(bad(format!(
             "array y has {n} entries; expected 1 to {} nodes",
             u32::MAX
         )));
     }
-    let mut labels = Vec::with_capacity(n);
-    for (i, &l) in raw.iter().enumerate() {
-        if !(0..=i64::from(u32::MAX - 1)).contains(&l) {
-            return Err(bad(format!(
-                "array y: entry {i} is {l}; expected a class id >= 0"
-            )));
-        }
-        labels.push(l as u32);
-    }
-    let num_classes = labels.iter().max().map_or(0, |&m| m as usize + 1);
 
     let features = match (arrays.get("x"), arrays.contains_key("x_data")) {
         (Some(_), true) => {

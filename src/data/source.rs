@@ -433,7 +433,8 @@ fn commit_dir(
 /// (if any). `origin` names the source in messages; `network` says whether it is a
 /// download (a read failure then is a dropped connection) or a local file. With a known
 /// size, reading stops as soon as the source gives more: a mirror that serves 150 MB for
-/// a 77 KB file costs 77 KB. `limit` caps the bytes accepted when no size is known.
+/// a 77 KB file costs 77 KB. `limit` caps the bytes accepted when no size is known;
+/// `limit_note` (empty, or text starting with a space) says where that cap comes from.
 fn copy_verified(
     reader: &mut dyn Read,
     dest: &Path,
@@ -441,6 +442,7 @@ fn copy_verified(
     origin: &str,
     network: bool,
     limit: u64,
+    limit_note: &str,
 ) -> Result<u64> {
     let known = checksums::lookup(rel);
     let cap = known.map_or(limit, |c| c.size);
@@ -471,7 +473,9 @@ fn copy_verified(
                     "{origin}: more than the known {} bytes of {rel}; stopped reading, the file is not the known version, so nothing was cached",
                     c.size
                 ),
-                None => format!("{origin}: larger than {cap} bytes; refusing it, nothing was cached"),
+                None => format!(
+                    "{origin}: larger than {cap} bytes; refusing it, nothing was cached{limit_note}"
+                ),
             }));
         }
         hasher.update(&buf[..k]);
@@ -528,7 +532,7 @@ fn download(url: &str, dest: &Path, rel: &str) -> Result<Got> {
         indicatif::ProgressBar::with_draw_target(len, indicatif::ProgressDrawTarget::stderr());
     bar.set_message(url.to_string());
     let mut reader = bar.wrap_read(body.into_with_config().limit(MAX_FILE_BYTES).reader());
-    let n = copy_verified(&mut reader, dest, rel, url, true, MAX_FILE_BYTES)?;
+    let n = copy_verified(&mut reader, dest, rel, url, true, MAX_FILE_BYTES, "")?;
     bar.finish_and_clear();
     if let Some(len) = len {
         if n != len {
@@ -554,6 +558,7 @@ fn fetch_from(place: &Place, rel: &str, dest: &Path) -> Result<Got> {
                         &src.display().to_string(),
                         false,
                         MAX_FILE_BYTES,
+                        "",
                     )?;
                     Ok(Got::Saved)
                 }
@@ -655,13 +660,10 @@ fn unpack_tu_zip(zip_path: &Path, shown: &str, name: &str, dir: &Path) -> Result
             &origin,
             false,
             budget,
-        )
-        .map_err(|e| match e {
-            Error::Data(m) if m.contains("larger than") => Error::Data(format!(
-                "{m} (the archive is {packed} bytes; files unpacked from a TU zip may total at most {MAX_ZIP_RATIO}× that, or {MIN_ZIP_ALLOWANCE} bytes)"
-            )),
-            e => e,
-        })?;
+            &format!(
+                " (the archive is {packed} bytes; files unpacked from a TU zip may total at most {MAX_ZIP_RATIO}× that, or {MIN_ZIP_ALLOWANCE} bytes)"
+            ),
+        )?;
         budget -= n;
         count += 1;
     }
@@ -735,8 +737,9 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
     let tmp = temp_dir_in(parent, name)?;
     let mut misses = Vec::new();
     let mut source = None;
-    if let Some(m) = Place::of_mirror(cfg)? {
-        match tu_from_mirror(&m, name, tmp.path())? {
+    let mirror = Place::of_mirror(cfg)?;
+    if let Some(m) = &mirror {
+        match tu_from_mirror(m, name, tmp.path())? {
             None => source = cfg.mirror.clone(),
             Some(why) => misses.push(why),
         }
@@ -767,7 +770,7 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
     }
     // Structure check before anything enters the cache. Its messages name where the bytes
     // came from, not the temporary folder (which is gone by the time they are read).
-    let shown = match (&source, Place::of_mirror(cfg)?) {
+    let shown = match (&source, mirror) {
         (Some(s), _) if s.ends_with(".zip") => format!("{s} (unpacked)"),
         (_, Some(Place::Folder(base))) => {
             let dir = base.join("tu").join(name);
