@@ -41,7 +41,9 @@ pub struct BenchArgs {
     /// truncated last line left by a killed run.
     #[arg(long)]
     pub resume: bool,
-    /// Run only slice I of N (0-based): cell k of the sweep order belongs to shard k mod N.
+    /// Run only slice I of N (0-based). Cells are dealt to shards by estimated cost
+    /// (epochs × dataset size × method, plus the evaluator) so that shards finish together;
+    /// every task computes the same deal (give all of them the same --only).
     /// Shards' CSVs together hold the rows of the whole sweep. `--shard slurm` takes I and N
     /// from a Slurm job array's task (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN,
     /// SLURM_ARRAY_TASK_COUNT): --array=0-7 and --array=1-8 both give shards 0…7 of 8.

@@ -1177,14 +1177,95 @@ pub fn slurm_shard(var: impl Fn(&str) -> Option<String>) -> Result<(usize, usize
     Ok((id - min, count))
 }
 
-/// Cells of shard `i` of `n`: those whose position in `cells` is `i mod n`.
+/// Cells of shard `i` of `n`, dealt by estimated cost ([`estimated_cost`]) so that the
+/// shards take about the same time: cells in decreasing order of cost (sweep order among
+/// equals) each go to the shard with the least total cost so far (the lowest-numbered
+/// among equals). The deal depends only on the cells' configs, so every task of a job
+/// array, on any machine, computes the same partition. Each shard keeps sweep order.
 pub fn shard(cells: Vec<Cell>, i: usize, n: usize) -> Vec<Cell> {
+    let owner = deal_by_cost(
+        &cells
+            .iter()
+            .map(|c| estimated_cost(&c.config))
+            .collect::<Vec<_>>(),
+        n,
+    );
     cells
         .into_iter()
-        .enumerate()
-        .filter(|(k, _)| k % n == i)
-        .map(|(_, c)| c)
+        .zip(owner)
+        .filter(|(_, o)| *o == i)
+        .map(|(c, _)| c)
         .collect()
+}
+
+/// The shard of each item when items of the given costs are dealt greedily to `n` shards,
+/// largest first, each to the least-loaded shard (longest-processing-time-first: the
+/// largest shard is at most 4/3 of the best possible).
+pub fn deal_by_cost(costs: &[f64], n: usize) -> Vec<usize> {
+    let n = n.max(1);
+    let mut order: Vec<usize> = (0..costs.len()).collect();
+    // Stable sort: equal costs keep sweep order.
+    order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]));
+    let mut load = vec![0.0f64; n];
+    let mut owner = vec![0usize; costs.len()];
+    for k in order {
+        let mut best = 0;
+        for s in 1..n {
+            if load[s] < load[best] {
+                best = s;
+            }
+        }
+        owner[k] = best;
+        load[best] += costs[k];
+    }
+    owner
+}
+
+/// Rough sizes of the datasets magcl knows by name: (graphs, total nodes, total directed
+/// edges), from the datasets' published statistics. Unknown sets count as PROTEINS.
+fn dataset_size(name: &str) -> (f64, f64, f64) {
+    match name {
+        "MUTAG" => (188.0, 3_371.0, 7_442.0),
+        "NCI1" => (4_110.0, 122_747.0, 265_506.0),
+        "NCI109" => (4_127.0, 122_494.0, 265_208.0),
+        "PTC_MR" => (344.0, 4_915.0, 10_108.0),
+        "DD" => (1_178.0, 334_925.0, 1_686_092.0),
+        "IMDB-BINARY" => (1_000.0, 19_773.0, 193_062.0),
+        "IMDB-MULTI" => (1_500.0, 19_502.0, 197_806.0),
+        "COLLAB" => (5_000.0, 372_474.0, 24_574_420.0),
+        "REDDIT-BINARY" => (2_000.0, 859_254.0, 1_991_016.0),
+        "REDDIT-MULTI-5K" => (4_999.0, 2_542_713.0, 4_970_318.0),
+        "synthetic" => (200.0, 5_000.0, 20_000.0),
+        "Cora" => (1.0, 2_708.0, 10_556.0),
+        "CiteSeer" => (1.0, 3_327.0, 9_104.0),
+        "PubMed" => (1.0, 19_717.0, 88_648.0),
+        "Amazon-Computers" => (1.0, 13_752.0, 491_722.0),
+        "Amazon-Photo" => (1.0, 7_650.0, 238_162.0),
+        "Coauthor-CS" => (1.0, 18_333.0, 163_788.0),
+        _ => (1_113.0, 43_471.0, 162_088.0),
+    }
+}
+
+/// A cell's estimated cost in CPU-seconds of one thread: training (epochs × the data's
+/// nodes + edges × the method's cost per element; the node-level loss is quadratic in the
+/// nodes) plus evaluation (the RBF SVM's grid search grows with the square of the number
+/// of graphs, the linear ones with the number). The factors were fitted to the timings of
+/// `results/graph_ma.csv`; only the ratios between cells matter, to deal shards evenly.
+pub fn estimated_cost(cfg: &RunConfig) -> f64 {
+    let (graphs, nodes, edges) = dataset_size(cfg.dataset.as_str());
+    let epochs = cfg.epochs.max(1) as f64;
+    let train = match cfg.method {
+        MethodName::Graphcl => 2.5e-6 * epochs * (nodes + edges),
+        MethodName::Simgrace => 6.0e-6 * epochs * (nodes + edges),
+        MethodName::Adgcl => 5.0e-6 * epochs * (nodes + edges),
+        MethodName::Base => 2.0e-9 * epochs * nodes * nodes + 1e-6 * epochs * edges,
+    };
+    let eval = match cfg.evaluator.as_str() {
+        "svc-rbf" => 3.0e-6 * graphs * graphs,
+        "logreg" => 1e-3 * nodes.max(graphs),
+        _ => 3.0e-3 * graphs,
+    };
+    1.0 + train + eval
 }
 
 /// A `--only` filter: `key=v1,v2,key2=v3` (a bare value continues the previous key), keys
@@ -1474,12 +1555,68 @@ adgcl.augmenter = "fixed"
         let mut f = Filter::default();
         f.add("dataset=Cora").unwrap();
         assert!(f.apply(s.cells.clone()).is_err());
-        let a = shard(s.cells.clone(), 0, 5);
-        let b = shard(s.cells.clone(), 4, 5);
-        assert_eq!(a.len(), 3);
-        assert_eq!(b.len(), 2);
+        // Every cell in exactly one shard, each shard in sweep order.
+        let mut seen = Vec::new();
+        for i in 0..5 {
+            let part = shard(s.cells.clone(), i, 5);
+            assert!(part.windows(2).all(|w| w[0].index < w[1].index));
+            seen.extend(part.iter().map(|c| c.index));
+        }
+        seen.sort();
+        assert_eq!(seen, (0..s.cells.len()).collect::<Vec<_>>());
         assert_eq!(parse_shard("1/3").unwrap(), (1, 3));
         assert!(parse_shard("3/3").is_err());
+    }
+
+    #[test]
+    fn shards_are_dealt_by_cost() {
+        // Hand-dealt: 5→A, 4→B, 3→B (7), 3→A (8), 2→B (9), 1→A (9).
+        assert_eq!(
+            deal_by_cost(&[5.0, 4.0, 3.0, 3.0, 2.0, 1.0], 2),
+            vec![0, 1, 1, 0, 1, 0]
+        );
+        // Equal costs: round-robin in sweep order.
+        assert_eq!(deal_by_cost(&[1.0; 5], 2), vec![0, 1, 0, 1, 0]);
+        assert_eq!(deal_by_cost(&[1.0, 2.0], 4), vec![1, 0]);
+        // A sweep of cheap and expensive cells: dealing by cost balances the shards far
+        // better than taking every n-th cell, and both tasks compute the same deal.
+        let s = parse(
+            "datasets = [\"MUTAG\", \"NCI1\", \"PROTEINS\"]\nmethods = [\"graphcl\", \"adgcl\"]\nseeds = 4\nma = [\"none\", \"ARS\"]\n",
+        )
+        .unwrap();
+        let load = |cells: &[Cell]| cells.iter().map(|c| estimated_cost(&c.config)).sum::<f64>();
+        let n = 4;
+        let dealt: Vec<f64> = (0..n)
+            .map(|i| load(&shard(s.cells.clone(), i, n)))
+            .collect();
+        let modulo: Vec<f64> = (0..n)
+            .map(|i| {
+                let part: Vec<Cell> = s
+                    .cells
+                    .iter()
+                    .filter(|c| c.index % n == i)
+                    .cloned()
+                    .collect();
+                load(&part)
+            })
+            .collect();
+        let spread = |v: &[f64]| {
+            v.iter().cloned().fold(f64::MIN, f64::max) / v.iter().cloned().fold(f64::MAX, f64::min)
+        };
+        assert!(spread(&dealt) < 1.1, "{dealt:?}");
+        assert!(spread(&dealt) < spread(&modulo), "{dealt:?} vs {modulo:?}");
+        // Costs order the work as measured: an AD-GCL NCI1 run costs more than a GraphCL
+        // MUTAG run, and the RBF SVM on NCI1 more than on MUTAG.
+        let cost = |d: &str, m: &str| {
+            let c = s
+                .cells
+                .iter()
+                .find(|c| c.config.dataset == d && c.config.method_label() == m)
+                .unwrap();
+            estimated_cost(&c.config)
+        };
+        assert!(cost("NCI1", "adgcl") > 10.0 * cost("MUTAG", "graphcl"));
+        assert!(cost("NCI1", "graphcl") > cost("PROTEINS", "graphcl"));
     }
 
     /// A faked Slurm environment: `(name, value)` pairs.
