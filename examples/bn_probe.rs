@@ -32,7 +32,7 @@ fn main() -> magcl::Result<()> {
         let cfg = RunConfig::resolve(&spec)?;
         let data = graph_data(&cfg, &DataConfig::from_env())?;
         tch::manual_seed(seed as i64);
-        let mut m = SimGrace::new(&cfg, data.dim, tch::Device::Cpu)?;
+        let mut m = SimGrace::new(&cfg.method_params()?, data.dim, tch::Device::Cpu)?;
         let lc = LoopConfig {
             epochs: cfg.epochs,
             batch_size: cfg.batch_size,

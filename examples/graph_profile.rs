@@ -28,12 +28,12 @@ fn main() -> magcl::Result<()> {
     let data = graph_data(&cfg, &DataConfig::from_env())?;
     let mut m: Box<dyn GraphMethod> = match cfg.method {
         MethodName::Simgrace => Box::new(magcl::methods::simgrace::SimGrace::new(
-            &cfg,
+            &cfg.method_params()?,
             data.dim,
             tch::Device::Cpu,
         )?),
         _ => Box::new(magcl::methods::graphcl::GraphCl::new(
-            &cfg,
+            &cfg.method_params()?,
             data.dim,
             tch::Device::Cpu,
         )?),
@@ -59,7 +59,11 @@ fn main() -> magcl::Result<()> {
         );
     }
     if cfg.method == MethodName::Graphcl {
-        let mut g = magcl::methods::graphcl::GraphCl::new(&cfg, data.dim, tch::Device::Cpu)?;
+        let mut g = magcl::methods::graphcl::GraphCl::new(
+            &cfg.method_params()?,
+            data.dim,
+            tch::Device::Cpu,
+        )?;
         let ids = &epoch_batches(data.views.len(), cfg.batch_size, 0, 0)[0];
         println!("one step of {} graphs:", ids.len());
         g.profile_step(&data, ids, 0, 0);

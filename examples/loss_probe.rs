@@ -1,5 +1,5 @@
 //! Cost of the InfoNCE loss and its gradient at GraphCL's batch size (development aid).
-use magcl::experiment::config::LossConfig;
+use magcl::experiment::config::InfoNceParams;
 use magcl::loss::InfoNce;
 use std::time::Instant;
 use tch::{Device, Kind, Tensor};
@@ -10,7 +10,7 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(128);
-    let cfg = LossConfig {
+    let cfg = InfoNceParams {
         temperature: 0.2,
         positive_in_denominator: false,
         symmetric: false,

@@ -28,7 +28,7 @@ fn main() -> magcl::Result<()> {
         Some("cuda") => tch::Device::Cuda(0),
         _ => tch::Device::Cpu,
     };
-    let mut m = NodeModel::new(&cfg, &ds, device)?;
+    let mut m = NodeModel::new(&cfg.method_params()?, &ds, device)?;
     let sync = || {
         if device.is_cuda() {
             tch::Cuda::synchronize(0);

@@ -10,7 +10,7 @@ use std::os::raw::c_char;
 use tch::{Device, Kind, Tensor};
 use torch_sys::C_tensor;
 
-use crate::experiment::config::LossConfig;
+use crate::loss::InfoNceParams;
 
 /// Opaque handle of a value being copied back (`csrc/kernels.cpp`).
 #[repr(C)]
@@ -417,7 +417,7 @@ impl Drop for ViewTape {
 /// [`crate::loss::InfoNce`]'s formulas without libtorch's per-operation cost. Panics on
 /// other shapes or devices, and without inter-view negatives (which it always includes;
 /// its callers take the libtorch path then).
-pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> (f64, Tensor, Tensor) {
+pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &InfoNceParams) -> (f64, Tensor, Tensor) {
     assert!(
         cfg.inter_view_negatives,
         "the plain-code contrastive loss always includes inter-view negatives"

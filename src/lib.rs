@@ -13,6 +13,7 @@
 //! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
 //! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI |
 //! | statistics | [`stats`] | summaries, confidence intervals, paired tests |
+//! | parameters | [`params`] | the checked-parameters pattern every stage follows, the task, size limits |
 //! | experiments | [`experiment`] | resolved run configs, presets, the runner, sweeps, resume, shards |
 //! | reports | [`report`] | CSV rows, markdown tables, plots |
 //!
@@ -31,6 +32,7 @@ pub mod loss;
 pub mod ma;
 pub mod methods;
 pub mod nn;
+pub mod params;
 pub mod report;
 pub mod rng;
 pub mod runtime;

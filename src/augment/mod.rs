@@ -13,9 +13,10 @@ use rand_distr::{Distribution, Normal};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::experiment::config::AugConfig;
+pub mod params;
 use crate::graph::GraphView;
 use crate::rng::{self, streams, Rng};
+pub use params::AugParams;
 
 /// One graph augmentation with its strength.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +51,7 @@ impl AugPolicy {
     /// `node-drop` (`dnodes`), `edge-drop` (`pedges`), `mask` (`mask_nodes`), `subgraph`,
     /// `subgraph-1hop`, `random2` = {node-drop, subgraph}, `random3` = + edge-drop,
     /// `random4` = + mask, or singles joined by `+` (applied in order).
-    pub fn from_config(cfg: &AugConfig) -> Result<AugPolicy> {
+    pub fn from_config(cfg: &AugParams) -> Result<AugPolicy> {
         let single = |name: &str| -> Result<GraphAug> {
             Ok(match name {
                 "none" | "identity" => GraphAug::Identity,
@@ -538,9 +539,9 @@ mod tests {
     fn views_are_deterministic_whatever_the_thread_count() {
         let graphs: Vec<GraphView> = (0..64).map(|i| grid(3 + i % 5, 4)).collect();
         let ids: Vec<usize> = (0..64).rev().collect();
-        let cfg = AugConfig {
+        let cfg = AugParams {
             name: "random4".into(),
-            ..AugConfig::default()
+            ..AugParams::default()
         };
         let policy = AugPolicy::from_config(&cfg).unwrap();
         let run = |threads| {
@@ -563,7 +564,7 @@ mod tests {
 
     #[test]
     fn policy_names() {
-        let mut cfg = AugConfig::default();
+        let mut cfg = AugParams::default();
         assert!(
             matches!(AugPolicy::from_config(&cfg).unwrap(), AugPolicy::Choice(v) if v.len() == 2)
         );

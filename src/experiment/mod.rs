@@ -6,5 +6,5 @@ pub mod results;
 pub mod run;
 pub mod sweep;
 
-pub use config::{GinMode, MaConfig, MethodName, RunConfig, RunSpec, Task};
+pub use config::{GinMode, MaParams, MethodName, RunConfig, RunSpec, Task};
 pub use run::{run, RunOptions, RunOutcome, RunRecord};

@@ -3,8 +3,8 @@ use super::config::*;
 use crate::error::{Error, Result};
 
 /// Graph-level methods share GraphCL's loss form except where noted.
-fn graph_loss(symmetric: bool) -> LossConfig {
-    LossConfig {
+fn graph_loss(symmetric: bool) -> InfoNceParams {
+    InfoNceParams {
         temperature: 0.2,
         positive_in_denominator: false,
         symmetric,
@@ -21,7 +21,7 @@ pub fn preset(
     seed: u64,
     preset: Option<&str>,
 ) -> Result<RunConfig> {
-    let ma = MaConfig::default();
+    let ma = MaParams::default();
     let cfg = match method {
         MethodName::Graphcl => RunConfig {
             task: Task::Graph,
@@ -39,7 +39,7 @@ pub fn preset(
             gin_eps: 0.0,
             loss: graph_loss(false),
             ma,
-            augment: Some(AugConfig::default()),
+            augment: Some(AugParams::default()),
             node: None,
             simgrace: None,
             adgcl: None,
@@ -65,7 +65,7 @@ pub fn preset(
             ma,
             augment: None,
             node: None,
-            simgrace: Some(SimgraceConfig { eta: 1.0 }),
+            simgrace: Some(SimgraceParams { eta: 1.0 }),
             adgcl: None,
             threads: 0,
         },
@@ -88,7 +88,7 @@ pub fn preset(
             augment: None,
             node: None,
             simgrace: None,
-            adgcl: Some(AdgclConfig {
+            adgcl: Some(AdgclParams {
                 view_lr: 1e-3,
                 reg_lambda: 5.0,
                 edge_mlp_dim: 64,
@@ -160,19 +160,19 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         1
     };
     let ma = if paper {
-        MaConfig {
+        MaParams {
             view1: row.k1,
             view2: row.k2,
             constraints: Constraints::Both,
-            ..MaConfig::default()
+            ..MaParams::default()
         }
     } else {
         // The released code draws K from [0, 2) and K' from [0, 8) for every dataset.
-        MaConfig {
+        MaParams {
             view1: [0, 1],
             view2: [0, 7],
             constraints: Constraints::None,
-            ..MaConfig::default()
+            ..MaParams::default()
         }
     };
     Ok(RunConfig {
@@ -189,7 +189,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         features: "row-normalised".into(),
         evaluator: "logreg".into(),
         gin_eps: 0.0,
-        loss: LossConfig {
+        loss: InfoNceParams {
             temperature: row.tau,
             positive_in_denominator: true,
             symmetric: false,
@@ -199,7 +199,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         },
         ma,
         augment: None,
-        node: Some(NodeConfig {
+        node: Some(NodeParams {
             preset: preset.into(),
             edge_drop: row.edge_drop,
             feature_drop: row.feature_drop,
@@ -388,26 +388,26 @@ mod tests {
 
     #[test]
     fn constraints_read_old_booleans() {
-        let mut v = serde_json::to_value(MaConfig::default()).unwrap();
+        let mut v = serde_json::to_value(MaParams::default()).unwrap();
         assert_eq!(v["constraints"], "none");
         v["constraints"] = true.into();
-        let c: MaConfig = serde_json::from_value(v.clone()).unwrap();
+        let c: MaParams = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(c.constraints, Constraints::Both);
         v["constraints"] = "layers".into();
-        let c: MaConfig = serde_json::from_value(v.clone()).unwrap();
+        let c: MaParams = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(c.constraints, Constraints::Layers);
         v["constraints"] = "all".into();
-        assert!(serde_json::from_value::<MaConfig>(v).is_err());
+        assert!(serde_json::from_value::<MaParams>(v).is_err());
         // a config written before the readings existed reads as the current reading
         let old = serde_json::json!({"enabled": true, "gin_mode": "gin+filter", "view1": [0, 2],
             "view2": [0, 4], "asymmetric": true, "random": true, "shuffle": true,
             "constraints": false, "pi": 0.5});
-        let c: MaConfig = serde_json::from_value(old).unwrap();
+        let c: MaParams = serde_json::from_value(old).unwrap();
         assert_eq!(
             c,
-            MaConfig {
+            MaParams {
                 enabled: true,
-                ..MaConfig::default()
+                ..MaParams::default()
             }
         );
     }

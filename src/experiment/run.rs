@@ -304,6 +304,7 @@ fn run_graph(
 ) -> Result<RunOutcome> {
     let data = graph_data(cfg, data_cfg)?;
     let ev = evaluator(cfg)?;
+    let params = cfg.method_params()?;
     let lc = LoopConfig {
         epochs: cfg.epochs,
         batch_size: cfg.batch_size,
@@ -322,9 +323,9 @@ fn run_graph(
     ) = match cfg.method {
         MethodName::Graphcl | MethodName::Simgrace => {
             let mut m: Box<dyn GraphMethod> = if cfg.method == MethodName::Graphcl {
-                Box::new(GraphCl::new(cfg, data.dim, device)?)
+                Box::new(GraphCl::new(&params, data.dim, device)?)
             } else {
-                Box::new(SimGrace::new(cfg, data.dim, device)?)
+                Box::new(SimGrace::new(&params, data.dim, device)?)
             };
             let log = train_graph_method(m.as_mut(), &data, &lc, |_, _| Ok(()))?;
             let (emb, d) = m.embed(&data)?;
@@ -349,7 +350,7 @@ fn run_graph(
                 .map(|a| a.eval_interval)
                 .unwrap_or(5)
                 .max(1);
-            let mut m = AdGcl::new(cfg, data.dim, device)?;
+            let mut m = AdGcl::new(&params, data.dim, device)?;
             let mut best: Option<(f64, usize, Vec<f32>, usize, eval::CvResult)> = None;
             let log = train_graph_method(&mut m, &data, &lc, |epoch, m: &AdGcl| {
                 if opts.skip_eval || ((epoch + 1) % interval != 0 && epoch + 1 != cfg.epochs) {
@@ -418,7 +419,7 @@ fn run_node(
     let classify =
         |z: &tch::Tensor| logreg_accuracy(z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed);
     let t0 = Instant::now();
-    let mut model = NodeModel::new(cfg, &ds, device)?;
+    let mut model = NodeModel::new(&cfg.method_params()?, &ds, device)?;
     // node.best_test_every = N: evaluate after every N epochs and keep the best test
     // accuracy (with the final encoder's evaluation below); the embeddings are kept on
     // the CPU.

@@ -27,7 +27,7 @@ use serde_json::{Map, Value as Json};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::config::{GinMode, MaConfig, MethodName, Reading, RunConfig, RunSpec, Task, READINGS};
+use super::config::{GinMode, MaParams, MethodName, Reading, RunConfig, RunSpec, Task, READINGS};
 use crate::error::{Error, Result};
 
 type Span = Range<usize>;
@@ -1013,7 +1013,7 @@ fn read_ma(src: &Src, v: &Spanned<DeValue>) -> Result<MaSetting> {
         }
         DeValue::Table(t) => {
             let mut enabled = true;
-            let known: Vec<String> = serde_json::to_value(MaConfig::default())
+            let known: Vec<String> = serde_json::to_value(MaParams::default())
                 .ok()
                 .and_then(|v| v.as_object().map(|m| m.keys().cloned().collect()))
                 .unwrap_or_default();

@@ -16,12 +16,13 @@
 //! reference the blocked form is tested against.
 use tch::{Kind, Tensor};
 
-use crate::experiment::config::LossConfig;
+pub mod params;
+pub use params::InfoNceParams;
 
 /// The loss with its switches and row-block size.
 #[derive(Clone, Debug)]
 pub struct InfoNce {
-    pub cfg: LossConfig,
+    pub cfg: InfoNceParams,
     /// Rows per block (0 = all rows at once).
     pub block_rows: usize,
 }
@@ -41,7 +42,7 @@ struct Direction {
     grad_c: Tensor,
 }
 
-fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Direction {
+fn one_direction(a: &Tensor, c: &Tensor, cfg: &InfoNceParams, block: usize) -> Direction {
     let n = a.size()[0];
     let inv_t = 1.0 / cfg.temperature;
     let block = if block == 0 {
@@ -116,7 +117,7 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &LossConfig, block: usize) -> Dire
 }
 
 impl InfoNce {
-    pub fn new(cfg: LossConfig, block_rows: usize) -> Self {
+    pub fn new(cfg: InfoNceParams, block_rows: usize) -> Self {
         InfoNce { cfg, block_rows }
     }
 
@@ -157,7 +158,7 @@ impl InfoNce {
 }
 
 /// The straightforward autograd form (N×N matrices at once), the reference for tests.
-pub fn dense_loss(z1: &Tensor, z2: &Tensor, cfg: &LossConfig) -> Tensor {
+pub fn dense_loss(z1: &Tensor, z2: &Tensor, cfg: &InfoNceParams) -> Tensor {
     let dir = |a: &Tensor, c: &Tensor| {
         let n = a.size()[0];
         let inv_t = 1.0 / cfg.temperature;
@@ -192,13 +193,13 @@ mod tests {
     use tch::Device;
 
     /// Every switch combination with negatives.
-    fn all_configs() -> Vec<LossConfig> {
+    fn all_configs() -> Vec<InfoNceParams> {
         let mut v = Vec::new();
         for positive_in_denominator in [false, true] {
             for symmetric in [false, true] {
                 for intra_view_negatives in [false, true] {
                     for inter_view_negatives in [true, false] {
-                        let cfg = LossConfig {
+                        let cfg = InfoNceParams {
                             temperature: 0.3,
                             positive_in_denominator,
                             symmetric,
@@ -300,7 +301,7 @@ mod tests {
                                            // z1 = [e1, e2], z2 = [e1, e2]: s = I/τ. GraphCL's form (positive excluded):
                                            // loss_i = log(e^0) − 1/τ = −1/τ. Positive included: log(e^{1/τ} + 1) − 1/τ.
         let e = Tensor::from_slice(&[1.0f64, 0.0, 0.0, 1.0]).view([2, 2]);
-        let mut cfg = LossConfig {
+        let mut cfg = InfoNceParams {
             temperature: 0.5,
             positive_in_denominator: false,
             symmetric: false,
@@ -327,7 +328,7 @@ mod tests {
         let r = std::f64::consts::FRAC_1_SQRT_2;
         let a = Tensor::from_slice(&[1.0f64, 0.0, 0.0, 1.0]).view([2, 2]);
         let c = Tensor::from_slice(&[1.0f64, 0.0, r, r]).view([2, 2]);
-        let cfg = LossConfig {
+        let cfg = InfoNceParams {
             temperature: 0.5,
             positive_in_denominator: true,
             symmetric: false,
@@ -347,7 +348,7 @@ mod tests {
             assert!((l - want).abs() < 1e-12, "block {block}: {l} vs {want}");
         }
         // the code's inter-view reading: row 1 sees c_2 (e^{√2}), row 2 sees c_1 (e^0)
-        let inter = LossConfig {
+        let inter = InfoNceParams {
             intra_view_negatives: false,
             inter_view_negatives: true,
             ..cfg.clone()
@@ -356,7 +357,7 @@ mod tests {
         let l = InfoNce::new(inter, 0).loss(&a, &c).double_value(&[]);
         assert!((l - want).abs() < 1e-12, "{l} vs {want}");
         // no negatives of either kind: refused by name
-        let none = LossConfig {
+        let none = InfoNceParams {
             intra_view_negatives: false,
             ..cfg
         };

@@ -21,8 +21,9 @@
 //! the drawn K), and which of a method's branches follows K ([`k_first`]).
 use rand::Rng as _;
 
-use crate::experiment::config::{KBranch, MaConfig, Redraw, ZeroK};
+pub mod params;
 use crate::rng::{self, streams, Rng};
+pub use params::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
 
 /// A pair of schedules: view 1 and view 2.
 pub type SchedulePair = (Vec<usize>, Vec<usize>);
@@ -43,10 +44,10 @@ impl ScheduleSampler for Fixed {
     }
 }
 
-/// Samples schedules with the A/R/S switches and the reading of `MaConfig`.
+/// Samples schedules with the A/R/S switches and the reading of `MaParams`.
 #[derive(Clone, Debug)]
 pub struct MaSampler {
-    cfg: MaConfig,
+    cfg: MaParams,
     layers: usize,
     seed: u64,
     kept: Option<SchedulePair>,
@@ -56,7 +57,7 @@ pub struct MaSampler {
 const MAX_TRIES: usize = 1000;
 
 impl MaSampler {
-    pub fn new(cfg: &MaConfig, layers: usize, seed: u64) -> MaSampler {
+    pub fn new(cfg: &MaParams, layers: usize, seed: u64) -> MaSampler {
         MaSampler {
             cfg: cfg.clone(),
             layers,
@@ -166,7 +167,7 @@ impl ScheduleSampler for MaSampler {
 
 /// The sampler `cfg` asks for: MA when enabled, else the fixed `base` schedule.
 pub fn sampler(
-    cfg: &MaConfig,
+    cfg: &MaParams,
     layers: usize,
     base: Vec<usize>,
     seed: u64,
@@ -180,7 +181,7 @@ pub fn sampler(
 
 /// The evaluation encoder's schedule: `eval_k` propagations per layer under MA (after
 /// `zero_k`), the plain encoder's 1 per layer without.
-pub fn eval_schedule(cfg: &MaConfig, layers: usize) -> Vec<usize> {
+pub fn eval_schedule(cfg: &MaParams, layers: usize) -> Vec<usize> {
     if cfg.enabled {
         vec![propagations(cfg.eval_k, cfg.zero_k); layers]
     } else {
@@ -224,33 +225,32 @@ pub fn place(pair: SchedulePair, k_first: bool) -> SchedulePair {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::config::{Constraints, RangeBound, Reading, READINGS};
 
-    fn cfg(a: bool, r: bool, s: bool) -> MaConfig {
-        MaConfig {
+    fn cfg(a: bool, r: bool, s: bool) -> MaParams {
+        MaParams {
             enabled: true,
             view1: [0, 2],
             view2: [0, 4],
             asymmetric: a,
             random: r,
             shuffle: s,
-            ..MaConfig::default()
+            ..MaParams::default()
         }
     }
 
     /// The MA config of a named reading with all three tricks.
-    fn reading(name: &str) -> MaConfig {
+    fn reading(name: &str) -> MaParams {
         let mut c = cfg(true, true, true);
         Reading::find(name).unwrap().apply(&mut c);
         c
     }
 
-    fn draws(c: &MaConfig, layers: usize, steps: u64) -> Vec<SchedulePair> {
+    fn draws(c: &MaParams, layers: usize, steps: u64) -> Vec<SchedulePair> {
         let mut s = MaSampler::new(c, layers, 7);
         (0..steps).map(|t| s.sample(t, t / 10)).collect()
     }
 
-    fn raw_draws(c: &MaConfig, layers: usize, steps: u64) -> Vec<SchedulePair> {
+    fn raw_draws(c: &MaParams, layers: usize, steps: u64) -> Vec<SchedulePair> {
         let mut s = MaSampler::new(c, layers, 7);
         (0..steps).map(|t| s.drawn(t, t / 10)).collect()
     }
@@ -261,7 +261,7 @@ mod tests {
             for r in [false, true] {
                 for s in [false, true] {
                     for constraints in [Constraints::None, Constraints::Both] {
-                        let c = MaConfig {
+                        let c = MaParams {
                             constraints,
                             ..cfg(a, r, s)
                         };
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn fixed_sampler_is_the_baseline() {
-        let mut s = sampler(&MaConfig::default(), 3, vec![1, 1, 1], 0);
+        let mut s = sampler(&MaParams::default(), 3, vec![1, 1, 1], 0);
         assert_eq!(s.sample(5, 0), (vec![1, 1, 1], vec![1, 1, 1]));
     }
 
@@ -385,7 +385,7 @@ mod tests {
     #[test]
     fn exclusive_ranges_never_draw_the_upper_bound() {
         // [0, 1) is {0}: every K is 0; [0, 2) is {0, 1}
-        let c = MaConfig {
+        let c = MaParams {
             view1: [0, 1],
             view2: [0, 2],
             ranges: RangeBound::Exclusive,
@@ -413,7 +413,7 @@ mod tests {
 
     #[test]
     fn each_constraint_is_enforced_alone() {
-        let with = |constraints| MaConfig {
+        let with = |constraints| MaParams {
             constraints,
             ..cfg(true, true, true)
         };
@@ -481,12 +481,12 @@ mod tests {
         assert_eq!(propagations(3, ZeroK::Plain), 3);
         // the code reading evaluates with 2 steps per layer, as the released code (c = 2)
         assert_eq!(eval_schedule(&c, 3), vec![2, 2, 2]);
-        let off = MaConfig {
+        let off = MaParams {
             enabled: false,
             ..c.clone()
         };
         assert_eq!(eval_schedule(&off, 3), vec![1, 1, 1], "MA off: plain GIN");
-        let zero = MaConfig { eval_k: 0, ..c };
+        let zero = MaParams { eval_k: 0, ..c };
         assert_eq!(
             eval_schedule(&zero, 2),
             vec![1, 1],

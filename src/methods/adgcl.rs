@@ -17,14 +17,69 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::{adam, embed_encoder, GraphData, GraphMethod};
+use super::{Checked, MethodParams};
 use crate::augment::{augment_views, AugPolicy, GraphAug};
 use crate::error::Result;
-use crate::experiment::config::{Augmenter, RunConfig};
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+use crate::params::{check_ratio, check_size, ParamGuard, MAX_WIDTH};
 use crate::rng::{self, streams};
+
+/// AD-GCL settings.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AdgclParams {
+    pub view_lr: f64,
+    pub reg_lambda: f64,
+    pub edge_mlp_dim: usize,
+    pub concrete_temperature: f64,
+    /// Evaluate every this many epochs; the epoch is chosen by validation score.
+    pub eval_interval: usize,
+    /// AD-GCL+MA: feature-mask and edge-drop ratios replacing the learned view.
+    pub ma_mask: f64,
+    pub ma_edge_drop: f64,
+    /// `learned` (AD-GCL's view learner) or `fixed` (edge dropping and attribute masking
+    /// with the ratios above, no learned view: AD-GCL+MA without MA, its control). MA
+    /// needs `fixed`; left out, it is `fixed` with MA and `learned` without.
+    #[serde(default)]
+    pub augmenter: Option<Augmenter>,
+}
+
+/// AD-GCL's augmenter.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Augmenter {
+    Learned,
+    Fixed,
+}
+
+impl Default for AdgclParams {
+    /// The official code's defaults (used where a config has no `adgcl` section).
+    fn default() -> Self {
+        AdgclParams {
+            view_lr: 1e-3,
+            reg_lambda: 5.0,
+            edge_mlp_dim: 64,
+            concrete_temperature: 1.0,
+            eval_interval: 5,
+            ma_mask: 0.1,
+            ma_edge_drop: 0.1,
+            augmenter: None,
+        }
+    }
+}
+
+impl ParamGuard for AdgclParams {
+    fn check_ref(&self) -> Result<()> {
+        check_size("adgcl.edge_mlp_dim", self.edge_mlp_dim, MAX_WIDTH)?;
+        check_ratio("adgcl.ma_mask", self.ma_mask)?;
+        check_ratio("adgcl.ma_edge_drop", self.ma_edge_drop)
+    }
+}
+
+use serde::{Deserialize, Serialize};
 
 /// The learnable augmenter: encoder + edge MLP → one logit per directed edge.
 pub struct ViewLearner {
@@ -104,43 +159,32 @@ pub struct AdGcl {
 }
 
 impl AdGcl {
-    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<AdGcl> {
-        let ad = cfg
-            .adgcl
-            .clone()
-            .unwrap_or(crate::experiment::config::AdgclConfig {
-                view_lr: 1e-3,
-                reg_lambda: 5.0,
-                edge_mlp_dim: 64,
-                concrete_temperature: 1.0,
-                eval_interval: 5,
-                ma_mask: 0.1,
-                ma_edge_drop: 0.1,
-                augmenter: None,
-            });
-        let encoder_in = |p: &nn::Path| {
+    pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<AdGcl> {
+        let ad = p.adgcl.clone().unwrap_or_default();
+        let gin = &p.gin;
+        let encoder_in = |path: &nn::Path| {
             let mut e = GinEncoder::new(
-                p,
+                path,
                 input_dim as i64,
-                cfg.hidden as i64,
-                cfg.layers,
+                gin.hidden as i64,
+                gin.layers,
                 GinStyle::AdGcl,
                 Init::XavierZeroBias,
-                cfg.ma.gin_mode,
-                cfg.ma.pi,
+                gin.mode,
+                gin.pi,
             );
-            e.eps = cfg.gin_eps;
+            e.eps = gin.eps;
             e
         };
         let vs = nn::VarStore::new(device);
         let encoder = encoder_in(&(vs.root() / "encoder"));
-        let h = cfg.hidden as i64;
+        let h = p.gin.hidden as i64;
         let projector = Mlp::new(vs.root() / "projector", h, h, h, Init::XavierZeroBias);
-        let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
+        let opt = adam(&vs, p.train.lr, p.train.weight_decay)?;
         // Left out, the augmenter is fixed under MA and learned without (`normalise`).
         let fixed = match ad.augmenter {
             Some(a) => a == Augmenter::Fixed,
-            None => cfg.ma.enabled,
+            None => p.ma.enabled,
         };
         let view = if fixed {
             None
@@ -162,16 +206,16 @@ impl AdGcl {
                 opt: vopt,
             })
         };
-        let sampler = ma::sampler(&cfg.ma, cfg.layers, encoder.plain_schedule(), cfg.seed);
+        let sampler = ma::sampler(&p.ma, p.gin.layers, encoder.plain_schedule(), p.train.seed);
         let k_first = ma::k_first(
-            cfg.ma.k_branch,
+            p.ma.k_branch,
             ma::Branches {
                 first_is_anchor: true,
                 first_is_unaugmented: true,
-                symmetric: cfg.loss.symmetric,
+                symmetric: p.loss.symmetric,
             },
         );
-        let eval_schedule = ma::eval_schedule(&cfg.ma, cfg.layers);
+        let eval_schedule = ma::eval_schedule(&p.ma, p.gin.layers);
         Ok(AdGcl {
             vs,
             encoder,
@@ -185,10 +229,10 @@ impl AdGcl {
             sampler,
             k_first,
             eval_schedule,
-            loss: InfoNce::new(cfg.loss.clone(), 0),
+            loss: InfoNce::new(p.loss.clone(), 0),
             reg_lambda: ad.reg_lambda,
             temperature: ad.concrete_temperature,
-            seed: cfg.seed,
+            seed: p.train.seed,
         })
     }
 
@@ -278,7 +322,7 @@ impl GraphMethod for AdGcl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::config::{MethodName, RunSpec};
+    use crate::experiment::config::{MethodName, RunConfig, RunSpec};
     use crate::methods::tests::toy_data;
     use crate::methods::{train_graph_method, LoopConfig};
 
@@ -301,24 +345,24 @@ mod tests {
     fn the_fixed_augmenter_drops_the_view_learner_with_or_without_ma() {
         // The global torch RNG is shared by parallel tests: hold the lock while drawing.
         let _g = crate::rng::torch_lock();
-        let learned = AdGcl::new(&config(false), 1, Device::Cpu).unwrap();
+        let learned = AdGcl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
         assert!(learned.view.is_some(), "AD-GCL learns its view");
         let control = config_with(serde_json::json!({"adgcl": {"augmenter": "fixed"}}));
-        let c = AdGcl::new(&control, 1, Device::Cpu).unwrap();
+        let c = AdGcl::new(&control.method_params().unwrap(), 1, Device::Cpu).unwrap();
         assert!(c.view.is_none(), "the control has no view learner");
         assert_eq!(c.eval_schedule, vec![1; 5]);
-        let ma = AdGcl::new(&config(true), 1, Device::Cpu).unwrap();
+        let ma = AdGcl::new(&config(true).method_params().unwrap(), 1, Device::Cpu).unwrap();
         assert!(ma.view.is_none(), "AD-GCL+MA has no view learner");
         // the loss is symmetric: every reading keeps K on the original graph
         for reading in ["current", "code", "paper"] {
             let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
-            let m = AdGcl::new(&cfg, 1, Device::Cpu).unwrap();
+            let m = AdGcl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
             assert!(m.k_first, "{reading}");
         }
         // the control trains: one step on the toy set moves its loss off NaN and the weights
         tch::manual_seed(2);
         let data = toy_data(16);
-        let mut c = AdGcl::new(&control, 1, Device::Cpu).unwrap();
+        let mut c = AdGcl::new(&control.method_params().unwrap(), 1, Device::Cpu).unwrap();
         let before = c.embed(&data).unwrap().0;
         let ids: Vec<usize> = (0..16).collect();
         assert!(c.step(&data, &ids, 0, 0).unwrap().is_finite());
@@ -364,7 +408,7 @@ mod tests {
         let _g = rng::torch_lock();
         tch::manual_seed(0);
         let data = toy_data(16);
-        let mut m = AdGcl::new(&config(false), 1, Device::Cpu).unwrap();
+        let mut m = AdGcl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
         if let Some(v) = m.view.as_mut() {
             v.opt.set_lr(0.01);
         }
@@ -393,7 +437,7 @@ mod tests {
                 tch::set_num_threads(1);
                 tch::manual_seed(1);
                 let data = toy_data(40);
-                let mut m = AdGcl::new(&cfg, 1, Device::Cpu).unwrap();
+                let mut m = AdGcl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
                 let lc = LoopConfig {
                     epochs: 2,
                     batch_size: cfg.batch_size,

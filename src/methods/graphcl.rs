@@ -6,9 +6,9 @@ use tch::Device;
 
 use super::optim::Adam;
 use super::{views, GraphData, GraphMethod, Tower};
+use super::{Checked, MethodParams};
 use crate::augment::{augment_views, augment_views_here, AugPolicy};
 use crate::error::Result;
-use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
 use crate::kernels::{cpu_f32, cpu_f32_mut};
 use crate::loss::InfoNce;
@@ -32,35 +32,35 @@ pub struct GraphCl {
 }
 
 impl GraphCl {
-    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<GraphCl> {
-        let model = Tower::new(cfg, input_dim, device);
-        let opt = Adam::new(&model.vs, cfg.lr, cfg.weight_decay)?;
+    pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<GraphCl> {
+        let model = Tower::new(&p.gin, &p.ma, input_dim, device);
+        let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
         let params = model.vs.trainable_variables();
         let view_slots = view_slots(&model, &params, device);
-        let aug = cfg.augment.clone().unwrap_or_default();
+        let aug = p.augment.clone().unwrap_or_default();
         let sampler = ma::sampler(
-            &cfg.ma,
-            cfg.layers,
+            &p.ma,
+            p.gin.layers,
             model.encoder.plain_schedule(),
-            cfg.seed,
+            p.train.seed,
         );
         // The original graph is the anchor (one-way loss) and is not augmented.
         let k_first = ma::k_first(
-            cfg.ma.k_branch,
+            p.ma.k_branch,
             ma::Branches {
                 first_is_anchor: true,
                 first_is_unaugmented: true,
-                symmetric: cfg.loss.symmetric,
+                symmetric: p.loss.symmetric,
             },
         );
         Ok(GraphCl {
             model,
             opt,
-            loss: InfoNce::new(cfg.loss.clone(), 0),
+            loss: InfoNce::new(p.loss.clone(), 0),
             policy: AugPolicy::from_config(&aug)?,
             sampler,
             k_first,
-            seed: cfg.seed,
+            seed: p.train.seed,
             params,
             view_slots,
         })
@@ -294,7 +294,7 @@ impl GraphMethod for GraphCl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::config::{GinMode, MethodName, RunSpec};
+    use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
     use crate::graph::GraphView;
     use crate::methods::{tests::toy_data, train_graph_method, GraphData, LoopConfig};
     use tch::{Kind, Tensor};
@@ -329,11 +329,11 @@ mod tests {
             ("paper", false, [1, 1, 1]),
         ] {
             let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
-            let m = GraphCl::new(&cfg, 1, Device::Cpu).unwrap();
+            let m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
             assert_eq!(m.k_first, k_first, "{reading}");
             assert_eq!(m.model.eval_schedule, eval, "{reading}");
         }
-        let m = GraphCl::new(&config(false), 1, Device::Cpu).unwrap();
+        let m = GraphCl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
         assert_eq!(
             m.model.eval_schedule,
             [1, 1, 1],
@@ -347,7 +347,7 @@ mod tests {
         tch::set_num_threads(1);
         tch::manual_seed(cfg.seed as i64);
         let data = toy_data(40);
-        let mut m = GraphCl::new(cfg, 1, Device::Cpu).unwrap();
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
         let lc = LoopConfig {
             epochs: cfg.epochs,
             batch_size: cfg.batch_size,
@@ -404,7 +404,7 @@ mod tests {
             cfg.ma.gin_mode = mode;
             cfg.ma.pi = 0.4;
             cfg.gin_eps = eps;
-            let tower = Tower::new(&cfg, 3, Device::Cpu);
+            let tower = Tower::new(&cfg.gin_params(), &cfg.ma, 3, Device::Cpu);
             // batch-norm scales and shifts away from their initial 1 and 0
             tch::no_grad(|| {
                 for bn in &tower.encoder.bns {
@@ -462,7 +462,7 @@ mod tests {
         for plain in [true, false] {
             let _g = crate::rng::torch_lock();
             tch::manual_seed(cfg.seed as i64);
-            let mut m = GraphCl::new(&cfg, 3, Device::Cpu).unwrap();
+            let mut m = GraphCl::new(&cfg.method_params().unwrap(), 3, Device::Cpu).unwrap();
             assert!(m.view_slots.is_some());
             if !plain {
                 m.view_slots = None;

@@ -8,13 +8,17 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
+use crate::augment::AugParams;
 use crate::error::{Error, Result};
-use crate::experiment::config::RunConfig;
 use crate::graph::{Batch, GraphTensors, GraphView};
 use crate::kernels::{self, LayerParams, PropStep, ViewInputs, ViewTape};
+use crate::loss::InfoNceParams;
+use crate::ma::MaParams;
 use crate::nn::mlp::{BatchStats, BN_EPS};
 use crate::nn::ops::propagation_steps;
+use crate::nn::GinParams;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
 use crate::rng::{self, streams};
 
 pub mod adgcl;
@@ -39,6 +43,80 @@ pub trait GraphMethod {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64>;
     /// Embeddings of all graphs (`n × d`, row-major, on the CPU) from the evaluation encoder.
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)>;
+}
+
+/// The optimisation settings every method shares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainParams {
+    pub seed: u64,
+    pub epochs: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    pub batch_size: usize,
+}
+
+impl ParamGuard for TrainParams {
+    fn check_ref(&self) -> Result<()> {
+        if self.epochs == 0 {
+            return Err(bad("epochs", "must be at least 1"));
+        }
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            return Err(bad("lr", format!("must be positive, got {}", self.lr)));
+        }
+        if self.weight_decay.is_nan() || self.weight_decay < 0.0 {
+            return Err(bad(
+                "weight_decay",
+                format!("must be ≥ 0, got {}", self.weight_decay),
+            ));
+        }
+        if self.batch_size == 0 {
+            return Err(bad("batch_size/hidden/layers", "must be at least 1"));
+        }
+        check_size("epochs", self.epochs, MAX_EPOCHS)?;
+        check_size("batch_size", self.batch_size, MAX_BATCH_SIZE)
+    }
+}
+
+/// Everything a method is built from: the shared optimisation settings and each stage's
+/// parameters. The method-specific sections are present for their method (the experiment
+/// layer's presets fill them in).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodParams {
+    pub train: TrainParams,
+    /// The GIN encoder (graph level); the node-level model reads its width.
+    pub gin: GinParams,
+    pub loss: InfoNceParams,
+    pub ma: MaParams,
+    pub augment: Option<AugParams>,
+    pub node: Option<node::NodeParams>,
+    pub simgrace: Option<simgrace::SimgraceParams>,
+    pub adgcl: Option<adgcl::AdgclParams>,
+}
+
+impl ParamGuard for MethodParams {
+    fn check_ref(&self) -> Result<()> {
+        self.train.check_ref()?;
+        self.ma.check_ref()?;
+        self.gin.check_ref()?;
+        self.loss.check_ref()?;
+        if let Some(a) = &self.augment {
+            a.check_ref()?;
+        }
+        if let Some(n) = &self.node {
+            n.check_ref()?;
+        }
+        if let Some(a) = &self.adgcl {
+            a.check_ref()?;
+            if a.augmenter == Some(adgcl::Augmenter::Learned) && self.ma.enabled {
+                return Err(bad(
+                    "adgcl.augmenter",
+                    "AD-GCL+MA replaces the learned augmenter by edge dropping and attribute \
+                     masking (the paper's appendix): set adgcl.augmenter = fixed or turn MA off",
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Training-loop settings shared by the graph-level methods.
@@ -142,27 +220,27 @@ pub struct Tower {
 }
 
 impl Tower {
-    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Tower {
+    pub fn new(gin: &GinParams, ma: &MaParams, input_dim: usize, device: Device) -> Tower {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let mut encoder = GinEncoder::new(
             &(&root / "encoder"),
             input_dim as i64,
-            cfg.hidden as i64,
-            cfg.layers,
+            gin.hidden as i64,
+            gin.layers,
             GinStyle::GraphCl,
             Init::XavierZeroBias,
-            cfg.ma.gin_mode,
-            cfg.ma.pi,
+            gin.mode,
+            gin.pi,
         );
-        encoder.eps = cfg.gin_eps;
+        encoder.eps = gin.eps;
         let e = encoder.embedding_dim();
         let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
         Tower {
             vs,
             encoder,
             projector,
-            eval_schedule: crate::ma::eval_schedule(&cfg.ma, cfg.layers),
+            eval_schedule: crate::ma::eval_schedule(ma, gin.layers),
         }
     }
 

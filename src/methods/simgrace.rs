@@ -9,12 +9,20 @@ use tch::{Device, Tensor};
 
 use super::optim::Adam;
 use super::{sorted_vars, GraphData, GraphMethod, Tower};
+use super::{Checked, MethodParams};
 use crate::error::{Error, Result};
-use crate::experiment::config::RunConfig;
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::rng::{self, streams};
+use serde::{Deserialize, Serialize};
+
+/// SimGRACE settings.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SimgraceParams {
+    pub eta: f64,
+}
 
 /// A parameter of the model, its twin in the perturbed copy, and whether it is perturbed.
 struct Twin {
@@ -50,9 +58,9 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
 }
 
 impl SimGrace {
-    pub fn new(cfg: &RunConfig, input_dim: usize, device: Device) -> Result<SimGrace> {
-        let model = Tower::new(cfg, input_dim, device);
-        let vice = Tower::new(cfg, input_dim, device);
+    pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<SimGrace> {
+        let model = Tower::new(&p.gin, &p.ma, input_dim, device);
+        let vice = Tower::new(&p.gin, &p.ma, input_dim, device);
         let vice_vars: std::collections::HashMap<String, Tensor> = vice.vs.variables();
         let mut twins = Vec::new();
         for (name, main) in sorted_vars(&model.vs, "") {
@@ -68,22 +76,22 @@ impl SimGrace {
                 perturb,
             });
         }
-        let opt = Adam::new(&model.vs, cfg.lr, cfg.weight_decay)?;
-        let eta = cfg.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
+        let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
+        let eta = p.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
         let sampler = ma::sampler(
-            &cfg.ma,
-            cfg.layers,
+            &p.ma,
+            p.gin.layers,
             model.encoder.plain_schedule(),
-            cfg.seed,
+            p.train.seed,
         );
         // The clean branch is not perturbed and supplies the candidates (the negatives);
         // the perturbed branch is the anchor.
         let k_first = ma::k_first(
-            cfg.ma.k_branch,
+            p.ma.k_branch,
             ma::Branches {
                 first_is_anchor: false,
                 first_is_unaugmented: true,
-                symmetric: cfg.loss.symmetric,
+                symmetric: p.loss.symmetric,
             },
         );
         Ok(SimGrace {
@@ -91,11 +99,11 @@ impl SimGrace {
             vice,
             twins,
             opt,
-            loss: InfoNce::new(cfg.loss.clone(), 0),
+            loss: InfoNce::new(p.loss.clone(), 0),
             sampler,
             k_first,
             eta,
-            seed: cfg.seed,
+            seed: p.train.seed,
         })
     }
 
@@ -160,7 +168,7 @@ impl GraphMethod for SimGrace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::config::{MethodName, RunSpec};
+    use crate::experiment::config::{MethodName, RunConfig, RunSpec};
     use crate::methods::tests::toy_data;
     use tch::Kind;
 
@@ -195,7 +203,7 @@ mod tests {
             )
             .unwrap();
             let cfg = RunConfig::resolve(&spec).unwrap();
-            let m = SimGrace::new(&cfg, 3, Device::Cpu).unwrap();
+            let m = SimGrace::new(&cfg.method_params().unwrap(), 3, Device::Cpu).unwrap();
             assert_eq!(m.k_first, k_first, "{reading}");
             assert_eq!(m.model.eval_schedule, vec![eval; 5], "{reading}");
         }
@@ -205,7 +213,7 @@ mod tests {
     fn noise_std_matches_eta_times_weight_std_and_projector_is_untouched() {
         let _g = rng::torch_lock();
         tch::manual_seed(0);
-        let mut m = SimGrace::new(&config(2.0), 3, Device::Cpu).unwrap();
+        let mut m = SimGrace::new(&config(2.0).method_params().unwrap(), 3, Device::Cpu).unwrap();
         m.perturb(0);
         let main: std::collections::HashMap<_, _> = m.model.vs.variables();
         for (name, vice) in m.vice_vars() {
@@ -238,7 +246,7 @@ mod tests {
         let _g = rng::torch_lock();
         tch::manual_seed(0);
         let data = toy_data(8);
-        let mut m = SimGrace::new(&config(1.0), 1, Device::Cpu).unwrap();
+        let mut m = SimGrace::new(&config(1.0).method_params().unwrap(), 1, Device::Cpu).unwrap();
         m.perturb(0);
         let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
         let plain = m.model.encoder.plain_schedule();

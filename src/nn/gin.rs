@@ -4,8 +4,8 @@ use tch::Tensor;
 
 use super::mlp::{apply_batch_norm, batch_norm, mlp_relu_batch_norm, BatchStats, Init, Mlp};
 use super::ops::{gin_propagate, sum_pool};
-use crate::experiment::config::GinMode;
 use crate::graph::GraphTensors;
+use crate::nn::GinMode;
 
 /// Layer order and readout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,6 +10,8 @@ pub mod gcn;
 pub mod gin;
 pub mod mlp;
 pub mod ops;
+pub mod params;
 
 pub use gin::{GinEncoder, GinStyle};
 pub use mlp::{Init, Mlp, Projector};
+pub use params::{GinMode, GinParams};

@@ -1,9 +1,9 @@
 //! Propagation operators on a [`GraphTensors`] (messages flow `src → dst`).
 use tch::{Device, Kind, Tensor};
 
-use crate::experiment::config::GinMode;
 use crate::graph::GraphTensors;
 use crate::kernels::PropStep;
+use crate::nn::GinMode;
 
 /// Σ_{j→i} w_ji z_j: the (weighted) sum of incoming messages. Unweighted graphs use a
 /// sparse matrix product; learnable edge weights (AD-GCL) use gather/scatter so that the
