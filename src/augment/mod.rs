@@ -1,119 +1,80 @@
 //! Augmentations: pure functions of a graph and an RNG.
 //!
-//! Graph level (GraphCL's family, SPEC §3): node dropping, edge dropping, attribute
-//! masking, subgraphs by random-walk growth (and the reference's 1-hop variant), and
-//! uniform choices among them (`random2/3/4`). [`augment_views`] applies a policy to many
-//! graphs in parallel; graph `i` of epoch `e` always draws from the stream
-//! `(seed, AUGMENT, e, i)`, so views do not depend on thread count or scheduling.
+//! Graph level (GraphCL's family, SPEC §3): each augmentation is a small type implementing
+//! [`Augmentor`] — [`NodeDrop`], [`EdgeDrop`], [`AttrMask`], [`Subgraph`] (and the
+//! reference's 1-hop variant [`Subgraph1Hop`]), [`Identity`] — combined with [`Compose`]
+//! (in order) and [`RandomChoice`] (one uniformly per graph, as GraphCL's `random2/3/4`).
+//! [`from_params`] builds the augmentor a config names. [`augment_views`] applies one to
+//! many graphs in parallel; graph `i` of epoch `e` always draws from the stream
+//! `(seed, AUGMENT, e, i)`, so views do not depend on thread count or scheduling. Adding an
+//! augmentation is one new file with its type and one name in [`from_params`].
 //!
 //! Node level (the MA-GCL base model): directed edge dropping and feature-column masking.
-use rand::seq::index::sample;
 use rand::Rng as _;
-use rand_distr::{Distribution, Normal};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-pub mod params;
 use crate::graph::GraphView;
 use crate::rng::{self, streams, Rng};
+
+pub mod attr_mask;
+pub mod compose;
+pub mod edge_drop;
+pub mod node_drop;
+pub mod params;
+pub mod subgraph;
+
+pub use attr_mask::{attr_mask, AttrMask};
+pub use compose::{Compose, Identity, RandomChoice};
+pub use edge_drop::{edge_drop, EdgeDrop};
+pub use node_drop::{node_drop, NodeDrop};
 pub use params::AugParams;
+pub use subgraph::{subgraph, subgraph_1hop, Subgraph, Subgraph1Hop};
 
-/// One graph augmentation with its strength.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum GraphAug {
-    Identity,
-    /// Remove ⌊ratio·n⌋ nodes (at most n − 1) and their edges.
-    NodeDrop(f64),
-    /// Remove ⌊ratio·m⌋ undirected edges.
-    EdgeDrop(f64),
-    /// Replace the features of ⌊ratio·n⌋ nodes by Gaussian noise N(0.5, 0.5²).
-    AttrMask(f64),
-    /// Keep the subgraph induced by ⌊ratio·n⌋ + 1 nodes grown from a random seed node by
-    /// repeatedly adding a uniformly chosen node of the current frontier (a random walk
-    /// over the growing subgraph's neighbourhood); stops early when the component is spent.
-    Subgraph(f64),
-    /// The reference's variant: the frontier is never updated, so the result is the seed
-    /// node plus up to ⌊ratio·n⌋ of its direct neighbours.
-    Subgraph1Hop(f64),
+/// One graph augmentation: a view of `g` drawn with `rng`.
+pub trait Augmentor: Send + Sync {
+    fn apply(&self, g: &GraphView, rng: &mut Rng) -> GraphView;
+    /// What it does, e.g. `choice(node-drop 0.1, subgraph 0.2)`.
+    fn describe(&self) -> String;
 }
 
-/// How augmentations combine into one view.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AugPolicy {
-    /// Apply these in order.
-    Sequence(Vec<GraphAug>),
-    /// Pick one uniformly per graph per access.
-    Choice(Vec<GraphAug>),
-}
-
-impl AugPolicy {
-    /// Builds the policy named in `cfg.name` with `cfg`'s ratios. Names: `none`,
-    /// `node-drop` (`dnodes`), `edge-drop` (`pedges`), `mask` (`mask_nodes`), `subgraph`,
-    /// `subgraph-1hop`, `random2` = {node-drop, subgraph}, `random3` = + edge-drop,
-    /// `random4` = + mask, or singles joined by `+` (applied in order).
-    pub fn from_config(cfg: &AugParams) -> Result<AugPolicy> {
-        let single = |name: &str| -> Result<GraphAug> {
-            Ok(match name {
-                "none" | "identity" => GraphAug::Identity,
-                "node-drop" | "dnodes" => GraphAug::NodeDrop(cfg.node_drop),
-                "edge-drop" | "pedges" => GraphAug::EdgeDrop(cfg.edge_drop),
-                "mask" | "mask_nodes" | "attr-mask" => GraphAug::AttrMask(cfg.mask),
-                "subgraph" => GraphAug::Subgraph(cfg.subgraph),
-                "subgraph-1hop" => GraphAug::Subgraph1Hop(cfg.subgraph),
-                other => {
-                    return Err(Error::Config(format!(
-                        "unknown augmentation '{other}': expected random2, random3, random4, \
-                         node-drop, edge-drop, mask, subgraph, subgraph-1hop or none"
-                    )))
-                }
-            })
-        };
-        let s = cfg.subgraph;
-        Ok(match cfg.name.as_str() {
-            "random2" => AugPolicy::Choice(vec![
-                GraphAug::NodeDrop(cfg.node_drop),
-                GraphAug::Subgraph(s),
-            ]),
-            "random3" => AugPolicy::Choice(vec![
-                GraphAug::NodeDrop(cfg.node_drop),
-                GraphAug::Subgraph(s),
-                GraphAug::EdgeDrop(cfg.edge_drop),
-            ]),
-            "random4" => AugPolicy::Choice(vec![
-                GraphAug::NodeDrop(cfg.node_drop),
-                GraphAug::Subgraph(s),
-                GraphAug::EdgeDrop(cfg.edge_drop),
-                GraphAug::AttrMask(cfg.mask),
-            ]),
-            "random2-1hop" => AugPolicy::Choice(vec![
-                GraphAug::NodeDrop(cfg.node_drop),
-                GraphAug::Subgraph1Hop(s),
-            ]),
-            name => AugPolicy::Sequence(
-                name.split('+')
-                    .map(|n| single(n.trim()))
-                    .collect::<Result<_>>()?,
-            ),
+/// The augmentor named in `p.name` with `p`'s ratios. Names: `none`, `node-drop`
+/// (`dnodes`), `edge-drop` (`pedges`), `mask` (`mask_nodes`), `subgraph`,
+/// `subgraph-1hop`, `random2` = a choice of {node-drop, subgraph}, `random3` = +
+/// edge-drop, `random4` = + mask, `random2-1hop`, or singles joined by `+` (applied in
+/// order).
+pub fn from_params(p: &AugParams) -> Result<Box<dyn Augmentor>> {
+    let single = |name: &str| -> Result<Box<dyn Augmentor>> {
+        Ok(match name {
+            "none" | "identity" => Box::new(Identity),
+            "node-drop" | "dnodes" => Box::new(NodeDrop(p.node_drop)),
+            "edge-drop" | "pedges" => Box::new(EdgeDrop(p.edge_drop)),
+            "mask" | "mask_nodes" | "attr-mask" => Box::new(AttrMask(p.mask)),
+            "subgraph" => Box::new(Subgraph(p.subgraph)),
+            "subgraph-1hop" => Box::new(Subgraph1Hop(p.subgraph)),
+            other => {
+                return Err(Error::Config(format!(
+                    "unknown augmentation '{other}': expected random2, random3, random4, \
+                     node-drop, edge-drop, mask, subgraph, subgraph-1hop or none"
+                )))
+            }
         })
-    }
-
-    pub fn apply(&self, g: &GraphView, rng: &mut Rng) -> GraphView {
-        match self {
-            AugPolicy::Sequence(augs) => {
-                let mut out = g.clone();
-                for a in augs {
-                    out = a.apply(&out, rng);
-                }
-                out
-            }
-            AugPolicy::Choice(augs) => {
-                if augs.is_empty() {
-                    return g.clone();
-                }
-                let i = rng.gen_range(0..augs.len());
-                augs[i].apply(g, rng)
-            }
-        }
+    };
+    let choice = |names: &[&str]| -> Result<Box<dyn Augmentor>> {
+        Ok(Box::new(RandomChoice(
+            names.iter().map(|n| single(n)).collect::<Result<_>>()?,
+        )))
+    };
+    match p.name.as_str() {
+        "random2" => choice(&["node-drop", "subgraph"]),
+        "random3" => choice(&["node-drop", "subgraph", "edge-drop"]),
+        "random4" => choice(&["node-drop", "subgraph", "edge-drop", "mask"]),
+        "random2-1hop" => choice(&["node-drop", "subgraph-1hop"]),
+        name => Ok(Box::new(Compose(
+            name.split('+')
+                .map(|n| single(n.trim()))
+                .collect::<Result<_>>()?,
+        ))),
     }
 }
 
@@ -121,7 +82,7 @@ impl AugPolicy {
 pub fn augment_views(
     graphs: &[GraphView],
     ids: &[usize],
-    policy: &AugPolicy,
+    policy: &dyn Augmentor,
     seed: u64,
     epoch: usize,
 ) -> Vec<GraphView> {
@@ -135,7 +96,7 @@ pub fn augment_views(
 pub fn augment_views_here(
     graphs: &[GraphView],
     ids: &[usize],
-    policy: &AugPolicy,
+    policy: &dyn Augmentor,
     seed: u64,
     epoch: usize,
 ) -> Vec<GraphView> {
@@ -148,25 +109,12 @@ pub fn augment_views_here(
 fn augment_one(
     graphs: &[GraphView],
     i: usize,
-    policy: &AugPolicy,
+    policy: &dyn Augmentor,
     seed: u64,
     epoch: usize,
 ) -> GraphView {
     let mut r = rng::stream(seed, &[streams::AUGMENT, epoch as u64, i as u64]);
     policy.apply(&graphs[i], &mut r)
-}
-
-impl GraphAug {
-    pub fn apply(&self, g: &GraphView, rng: &mut Rng) -> GraphView {
-        match *self {
-            GraphAug::Identity => g.clone(),
-            GraphAug::NodeDrop(r) => node_drop(g, r, rng),
-            GraphAug::EdgeDrop(r) => edge_drop(g, r, rng),
-            GraphAug::AttrMask(r) => attr_mask(g, r, rng),
-            GraphAug::Subgraph(r) => subgraph(g, r, rng),
-            GraphAug::Subgraph1Hop(r) => subgraph_1hop(g, r, rng),
-        }
-    }
 }
 
 fn count(n: usize, ratio: f64) -> usize {
@@ -199,132 +147,6 @@ pub fn induced(g: &GraphView, keep: &[bool]) -> GraphView {
     }
 }
 
-pub fn node_drop(g: &GraphView, ratio: f64, rng: &mut Rng) -> GraphView {
-    let n = g.num_nodes;
-    let k = count(n, ratio).min(n.saturating_sub(1));
-    if k == 0 {
-        return g.clone();
-    }
-    let mut keep = vec![true; n];
-    for v in sample(rng, n, k) {
-        keep[v] = false;
-    }
-    induced(g, &keep)
-}
-
-pub fn edge_drop(g: &GraphView, ratio: f64, rng: &mut Rng) -> GraphView {
-    let m = g.edges.len();
-    let k = count(m, ratio).min(m);
-    if k == 0 {
-        return g.clone();
-    }
-    let mut keep = vec![true; m];
-    for e in sample(rng, m, k) {
-        keep[e] = false;
-    }
-    let edges = g
-        .edges
-        .iter()
-        .zip(&keep)
-        .filter(|(_, &k)| k)
-        .map(|(&e, _)| e)
-        .collect();
-    GraphView {
-        num_nodes: g.num_nodes,
-        edges,
-        x: g.x.clone(),
-    }
-}
-
-pub fn attr_mask(g: &GraphView, ratio: f64, rng: &mut Rng) -> GraphView {
-    let n = g.num_nodes;
-    let dim = g.dim();
-    let k = count(n, ratio).min(n);
-    let mut out = g.clone();
-    if k == 0 || dim == 0 {
-        return out;
-    }
-    // Constant parameters: Normal::new only fails for a negative or NaN std.
-    let normal = Normal::new(0.5f32, 0.5f32).unwrap_or_else(|_| unreachable!());
-    for v in sample(rng, n, k) {
-        for x in &mut out.x[v * dim..(v + 1) * dim] {
-            *x = normal.sample(rng);
-        }
-    }
-    out
-}
-
-/// Adjacency lists of `g`.
-fn adjacency(g: &GraphView) -> Vec<Vec<u32>> {
-    let mut adj = vec![Vec::new(); g.num_nodes];
-    for &(u, v) in &g.edges {
-        adj[u as usize].push(v);
-        adj[v as usize].push(u);
-    }
-    adj
-}
-
-pub fn subgraph(g: &GraphView, ratio: f64, rng: &mut Rng) -> GraphView {
-    let n = g.num_nodes;
-    if n == 0 {
-        return g.clone();
-    }
-    let target = (count(n, ratio) + 1).min(n);
-    let adj = adjacency(g);
-    let mut keep = vec![false; n];
-    let mut in_frontier = vec![false; n];
-    let mut frontier: Vec<u32> = Vec::new();
-    let start = rng.gen_range(0..n);
-    let mut kept = 1;
-    keep[start] = true;
-    let mut grow = |v: usize, keep: &Vec<bool>, frontier: &mut Vec<u32>| {
-        for &w in &adj[v] {
-            if !keep[w as usize] && !in_frontier[w as usize] {
-                in_frontier[w as usize] = true;
-                frontier.push(w);
-            }
-        }
-    };
-    grow(start, &keep, &mut frontier);
-    while kept < target && !frontier.is_empty() {
-        let i = rng.gen_range(0..frontier.len());
-        let v = frontier.swap_remove(i) as usize;
-        keep[v] = true;
-        kept += 1;
-        grow(v, &keep, &mut frontier);
-    }
-    induced(g, &keep)
-}
-
-pub fn subgraph_1hop(g: &GraphView, ratio: f64, rng: &mut Rng) -> GraphView {
-    let n = g.num_nodes;
-    if n == 0 {
-        return g.clone();
-    }
-    let sub_num = count(n, ratio);
-    let adj = adjacency(g);
-    let start = rng.gen_range(0..n);
-    let neigh = &adj[start];
-    let mut keep = vec![false; n];
-    keep[start] = true;
-    let mut kept = 1;
-    // The reference samples with replacement from the seed's neighbours, skipping repeats,
-    // for at most n draws, until it holds sub_num + 1 nodes.
-    let mut draws = 0;
-    while kept <= sub_num && !neigh.is_empty() {
-        draws += 1;
-        if draws > n {
-            break;
-        }
-        let v = neigh[rng.gen_range(0..neigh.len())] as usize;
-        if !keep[v] {
-            keep[v] = true;
-            kept += 1;
-        }
-    }
-    induced(g, &keep)
-}
-
 /// Node level: keeps each directed edge `(src[e], dst[e])` independently with probability
 /// `1 − ratio` (PyG's `dropout_adj` without forcing symmetry). Returns the kept indices.
 pub fn drop_directed_edges(num_edges: usize, ratio: f64, rng: &mut Rng) -> Vec<i64> {
@@ -343,6 +165,7 @@ pub fn feature_column_mask(num_features: usize, ratio: f64, rng: &mut Rng) -> Ve
 
 #[cfg(test)]
 mod tests {
+    use super::subgraph::adjacency;
     use super::*;
     use std::collections::HashSet;
 
@@ -543,21 +366,22 @@ mod tests {
             name: "random4".into(),
             ..AugParams::default()
         };
-        let policy = AugPolicy::from_config(&cfg).unwrap();
+        let policy = from_params(&cfg).unwrap();
+        let policy = policy.as_ref();
         let run = |threads| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| augment_views(&graphs, &ids, &policy, 42, 3))
+                .install(|| augment_views(&graphs, &ids, policy, 42, 3))
         };
         let one = run(1);
         assert_eq!(one, run(2));
         assert_eq!(one, run(4));
-        assert_eq!(one, augment_views_here(&graphs, &ids, &policy, 42, 3));
+        assert_eq!(one, augment_views_here(&graphs, &ids, policy, 42, 3));
         assert_ne!(
             one,
-            augment_views(&graphs, &ids, &policy, 42, 4),
+            augment_views(&graphs, &ids, policy, 42, 4),
             "epochs differ"
         );
     }
@@ -565,19 +389,53 @@ mod tests {
     #[test]
     fn policy_names() {
         let mut cfg = AugParams::default();
-        assert!(
-            matches!(AugPolicy::from_config(&cfg).unwrap(), AugPolicy::Choice(v) if v.len() == 2)
+        assert_eq!(
+            from_params(&cfg).unwrap().describe(),
+            "choice(node-drop 0.1, subgraph 0.2)"
+        );
+        cfg.name = "random4".into();
+        assert_eq!(
+            from_params(&cfg).unwrap().describe(),
+            "choice(node-drop 0.1, subgraph 0.2, edge-drop 0.1, mask 0.1)"
         );
         cfg.name = "node-drop+mask".into();
         assert_eq!(
-            AugPolicy::from_config(&cfg).unwrap(),
-            AugPolicy::Sequence(vec![GraphAug::NodeDrop(0.1), GraphAug::AttrMask(0.1)])
+            from_params(&cfg).unwrap().describe(),
+            "compose(node-drop 0.1, mask 0.1)"
         );
         cfg.name = "shuffle".into();
-        assert!(AugPolicy::from_config(&cfg)
-            .unwrap_err()
-            .to_string()
+        assert!(from_params(&cfg)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
             .contains("shuffle"));
+    }
+
+    /// Compose applies in order and RandomChoice draws its pick first: a choice between
+    /// two augmentations equals, draw for draw, the one its first draw selects.
+    #[test]
+    fn compose_and_choice_follow_the_rng() {
+        let g = grid(5, 5);
+        let composed = Compose(vec![Box::new(NodeDrop(0.2)), Box::new(EdgeDrop(0.3))]);
+        let mut r1 = rng::stream(7, &[1]);
+        let mut r2 = rng::stream(7, &[1]);
+        let by_hand = edge_drop(&node_drop(&g, 0.2, &mut r2), 0.3, &mut r2);
+        assert_eq!(composed.apply(&g, &mut r1), by_hand);
+        let choice = RandomChoice(vec![Box::new(NodeDrop(0.2)), Box::new(Subgraph(0.3))]);
+        for seed in 0..20 {
+            let mut r1 = rng::stream(seed, &[2]);
+            let mut r2 = rng::stream(seed, &[2]);
+            let pick = r2.gen_range(0..2usize);
+            let expected = if pick == 0 {
+                node_drop(&g, 0.2, &mut r2)
+            } else {
+                subgraph(&g, 0.3, &mut r2)
+            };
+            assert_eq!(choice.apply(&g, &mut r1), expected);
+        }
+        let mut r = rng::stream(0, &[3]);
+        assert_eq!(RandomChoice(vec![]).apply(&g, &mut r), g);
+        assert_eq!(Identity.apply(&g, &mut r), g);
     }
 
     #[test]

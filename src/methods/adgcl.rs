@@ -18,7 +18,7 @@ use tch::{Device, Kind, Tensor};
 
 use super::{adam, embed_encoder, GraphData, GraphMethod};
 use super::{Checked, MethodParams};
-use crate::augment::{augment_views, AugPolicy, GraphAug};
+use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::InfoNce;
@@ -146,7 +146,7 @@ pub struct AdGcl {
     opt: nn::Optimizer,
     /// The learned augmenter (AD-GCL); `None` with the fixed augmenter (and under MA).
     pub view: Option<ViewLearner>,
-    policy: AugPolicy,
+    policy: Box<dyn Augmentor>,
     sampler: Box<dyn ScheduleSampler>,
     /// Whether the original graph follows K (else the augmented view does).
     k_first: bool,
@@ -222,10 +222,10 @@ impl AdGcl {
             projector,
             opt,
             view,
-            policy: AugPolicy::Sequence(vec![
-                GraphAug::EdgeDrop(ad.ma_edge_drop),
-                GraphAug::AttrMask(ad.ma_mask),
-            ]),
+            policy: Box::new(Compose(vec![
+                Box::new(EdgeDrop(ad.ma_edge_drop)),
+                Box::new(AttrMask(ad.ma_mask)),
+            ])),
             sampler,
             k_first,
             eval_schedule,
@@ -302,7 +302,7 @@ impl GraphMethod for AdGcl {
             self.loss.loss(&x, &x_aug)
         } else {
             let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
-            let aug = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+            let aug = augment_views(&data.views, ids, self.policy.as_ref(), self.seed, epoch);
             let g_aug = Batch::collate(&aug, data.dim).to_tensors(device);
             let x = self.project(&g, &k1, true);
             let x_aug = self.project(&g_aug, &k2, true);

@@ -7,7 +7,7 @@ use tch::Device;
 use super::optim::Adam;
 use super::{views, GraphData, GraphMethod, Tower};
 use super::{Checked, MethodParams};
-use crate::augment::{augment_views, augment_views_here, AugPolicy};
+use crate::augment::{self, augment_views, augment_views_here, Augmentor};
 use crate::error::Result;
 use crate::graph::Batch;
 use crate::kernels::{cpu_f32, cpu_f32_mut};
@@ -18,7 +18,7 @@ pub struct GraphCl {
     pub model: Tower,
     opt: Adam,
     loss: InfoNce,
-    policy: AugPolicy,
+    policy: Box<dyn Augmentor>,
     sampler: Box<dyn ScheduleSampler>,
     /// Whether the original graph follows K (else the augmented view does; `ma.k_branch`).
     k_first: bool,
@@ -57,7 +57,7 @@ impl GraphCl {
             model,
             opt,
             loss: InfoNce::new(p.loss.clone(), 0),
-            policy: AugPolicy::from_config(&aug)?,
+            policy: augment::from_params(&aug)?,
             sampler,
             k_first,
             seed: p.train.seed,
@@ -102,10 +102,10 @@ impl GraphCl {
         };
         let t = Instant::now();
         for _ in 0..reps {
-            let _ = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+            let _ = augment_views(&data.views, ids, self.policy.as_ref(), self.seed, epoch);
         }
         lap("augment", t);
-        let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+        let augmented = augment_views(&data.views, ids, self.policy.as_ref(), self.seed, epoch);
         let t = Instant::now();
         for _ in 0..reps {
             let _ = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
@@ -206,7 +206,7 @@ impl GraphCl {
             return None;
         }
         let slots = self.view_slots.as_ref()?;
-        let (model, policy, seed) = (&self.model, &self.policy, self.seed);
+        let (model, policy, seed) = (&self.model, self.policy.as_ref(), self.seed);
         // each view's task collates (and augments) its own batch
         let first = || {
             let b = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
@@ -268,7 +268,7 @@ impl GraphMethod for GraphCl {
             }
         }
         let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
-        let augmented = augment_views(&data.views, ids, &self.policy, self.seed, epoch);
+        let augmented = augment_views(&data.views, ids, self.policy.as_ref(), self.seed, epoch);
         let augmented = Batch::collate(&augmented, data.dim);
         if device == Device::Cpu {
             return Ok(views::on_pool(|| {
