@@ -118,32 +118,6 @@ pub struct RunSpec {
 }
 
 impl RunConfig {
-    /// The preset config for `spec`, with `spec.overrides` merged on top and validated.
-    pub fn resolve(spec: &RunSpec) -> Result<RunConfig> {
-        let method = spec.method.unwrap_or(MethodName::Graphcl);
-        let mut base =
-            super::presets::preset(method, &spec.dataset, spec.seed, spec.preset.as_deref())?;
-        // A named reading sets its switches first; switches given beside it win.
-        if let Some(r) = spec.overrides.get("ma").and_then(|m| m.get("reading")) {
-            let name = r
-                .as_str()
-                .ok_or_else(|| Error::Config(format!("ma.reading: expected a name, got {r}")))?;
-            Reading::find(name)?.apply(&mut base.ma);
-        }
-        let mut value = serde_json::to_value(&base)?;
-        settable_defaults(&mut value);
-        merge(
-            &mut value,
-            &serde_json::Value::Object(spec.overrides.clone()),
-            "",
-        )?;
-        let mut cfg: RunConfig = serde_json::from_value(value)
-            .map_err(|e| Error::Config(format!("invalid configuration: {e}")))?;
-        cfg.normalise();
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
     /// Fills in what is decided by other fields: AD-GCL's augmenter when left out
     /// (`fixed` with MA, `learned` without). Configs read from files go through it too.
     pub fn normalise(&mut self) {
@@ -267,50 +241,5 @@ impl RunConfig {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
         format!("{h:016x}")
-    }
-}
-
-/// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
-/// Puts the settings that a config leaves out while they hold their default (so that
-/// earlier configs and hashes stay as they were) back into its JSON form, so that
-/// overrides may set them.
-fn settable_defaults(value: &mut serde_json::Value) {
-    use serde_json::json;
-    let mut put = |section: &str, key: &str, v: serde_json::Value| {
-        if let Some(obj) = value.get_mut(section).and_then(|s| s.as_object_mut()) {
-            obj.entry(key.to_string()).or_insert(v);
-        }
-    };
-    put("loss", "inter_view_negatives", json!(true));
-    put("node", "best_test_every", json!(0));
-    put("node", "kmeans_l2", json!(false));
-}
-
-fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> Result<()> {
-    use serde_json::Value;
-    match (base, over) {
-        (Value::Object(b), Value::Object(o)) => {
-            for (k, v) in o {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                match b.get_mut(k) {
-                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v, &p)?,
-                    Some(slot) => *slot = v.clone(),
-                    None => {
-                        return Err(Error::Config(format!(
-                            "unknown setting '{p}' (not used by this method)"
-                        )))
-                    }
-                }
-            }
-            Ok(())
-        }
-        (b, o) => {
-            *b = o.clone();
-            Ok(())
-        }
     }
 }

@@ -2,6 +2,35 @@
 use super::config::*;
 use crate::error::{Error, Result};
 
+/// Resolving a [`RunSpec`] lives beside the presets it starts from (the config module
+/// defines the types only, so the two do not import each other).
+impl RunConfig {
+    /// The preset config for `spec`, with `spec.overrides` merged on top and validated.
+    pub fn resolve(spec: &RunSpec) -> Result<RunConfig> {
+        let method = spec.method.unwrap_or(MethodName::Graphcl);
+        let mut base = preset(method, &spec.dataset, spec.seed, spec.preset.as_deref())?;
+        // A named reading sets its switches first; switches given beside it win.
+        if let Some(r) = spec.overrides.get("ma").and_then(|m| m.get("reading")) {
+            let name = r
+                .as_str()
+                .ok_or_else(|| Error::Config(format!("ma.reading: expected a name, got {r}")))?;
+            Reading::find(name)?.apply(&mut base.ma);
+        }
+        let mut value = serde_json::to_value(&base)?;
+        settable_defaults(&mut value);
+        merge(
+            &mut value,
+            &serde_json::Value::Object(spec.overrides.clone()),
+            "",
+        )?;
+        let mut cfg: RunConfig = serde_json::from_value(value)
+            .map_err(|e| Error::Config(format!("invalid configuration: {e}")))?;
+        cfg.normalise();
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
 /// Graph-level methods share GraphCL's loss form except where noted.
 fn graph_loss(symmetric: bool) -> InfoNceParams {
     InfoNceParams {
@@ -221,6 +250,51 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         adgcl: None,
         threads: 0,
     })
+}
+
+/// Puts the settings that a config leaves out while they hold their default (so that
+/// earlier configs and hashes stay as they were) back into its JSON form, so that
+/// overrides may set them.
+fn settable_defaults(value: &mut serde_json::Value) {
+    use serde_json::json;
+    let mut put = |section: &str, key: &str, v: serde_json::Value| {
+        if let Some(obj) = value.get_mut(section).and_then(|s| s.as_object_mut()) {
+            obj.entry(key.to_string()).or_insert(v);
+        }
+    };
+    put("loss", "inter_view_negatives", json!(true));
+    put("node", "best_test_every", json!(0));
+    put("node", "kmeans_l2", json!(false));
+}
+
+/// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
+fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> Result<()> {
+    use serde_json::Value;
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match b.get_mut(k) {
+                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v, &p)?,
+                    Some(slot) => *slot = v.clone(),
+                    None => {
+                        return Err(Error::Config(format!(
+                            "unknown setting '{p}' (not used by this method)"
+                        )))
+                    }
+                }
+            }
+            Ok(())
+        }
+        (b, o) => {
+            *b = o.clone();
+            Ok(())
+        }
+    }
 }
 
 #[cfg(test)]
