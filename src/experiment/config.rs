@@ -7,53 +7,63 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::augment::AugParams;
-use crate::error::{Error, Result};
+use crate::error::Result;
 pub use crate::loss::InfoNceParams;
 pub use crate::ma::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
 pub use crate::methods::adgcl::{AdgclParams, Augmenter};
 pub use crate::methods::node::{NodeParams, NODE_SPLITS};
+use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
 use crate::methods::{MethodParams, TrainParams};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
 pub use crate::params::{Task, MAX_BATCH_SIZE, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH};
 
-/// The contrastive method. `Base` is the node-level base model of the MA-GCL paper; with
-/// MA enabled it is MA-GCL.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodName {
-    Graphcl,
-    Simgrace,
-    Adgcl,
-    Base,
-}
+/// The contrastive method: a name in the method registry ([`crate::methods::registry`]).
+/// `base` is the node-level base model of the MA-GCL paper; with MA enabled it is MA-GCL.
+/// Serialised as its name (`"graphcl"`), so configs and hashes read as before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MethodName(&'static str);
 
+#[allow(non_upper_case_globals)]
 impl MethodName {
+    pub const Graphcl: MethodName = MethodName("graphcl");
+    pub const Simgrace: MethodName = MethodName("simgrace");
+    pub const Adgcl: MethodName = MethodName("adgcl");
+    pub const Base: MethodName = MethodName("base");
+
+    /// The registry's entry (every `MethodName` comes from the registry).
+    pub fn entry(self) -> Result<&'static MethodEntry> {
+        registry::find(self.0)
+    }
     pub fn task(self) -> Task {
-        match self {
-            MethodName::Base => Task::Node,
-            _ => Task::Graph,
-        }
+        self.entry().map(|e| e.task).unwrap_or(Task::Graph)
     }
     pub fn as_str(self) -> &'static str {
-        match self {
-            MethodName::Graphcl => "graphcl",
-            MethodName::Simgrace => "simgrace",
-            MethodName::Adgcl => "adgcl",
-            MethodName::Base => "base",
-        }
+        self.0
     }
+    /// The built-in method whose presets this one starts from.
+    pub fn preset_family(self) -> MethodName {
+        self.entry()
+            .map(|e| MethodName(e.preset))
+            .unwrap_or(MethodName::Graphcl)
+    }
+    /// The method named `s` (or an alias), case-insensitively.
     pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "graphcl" => Ok(MethodName::Graphcl),
-            "simgrace" => Ok(MethodName::Simgrace),
-            "adgcl" | "ad-gcl" => Ok(MethodName::Adgcl),
-            "base" | "magcl" | "ma-gcl" | "node" => Ok(MethodName::Base),
-            _ => Err(Error::Config(format!(
-                "unknown method '{s}': expected graphcl, simgrace, adgcl or base (node level)"
-            ))),
-        }
+        registry::find(s).map(|e| MethodName(e.name))
+    }
+}
+
+impl Serialize for MethodName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for MethodName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        MethodName::parse(&name).map_err(serde::de::Error::custom)
     }
 }
 

@@ -130,6 +130,20 @@ pub fn preset(
             threads: 0,
         },
         MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
+        // A registered method starts from the presets of the built-in one it names.
+        other => {
+            let family = other.preset_family();
+            if family == other {
+                return Err(Error::Config(format!(
+                    "method {} has no presets of its own: register it with the preset of a \
+                     built-in method",
+                    other.as_str()
+                )));
+            }
+            let mut cfg = self::preset(family, dataset, seed, preset)?;
+            cfg.method = other;
+            cfg
+        }
     };
     Ok(cfg)
 }

@@ -3,18 +3,15 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tch::Device;
+use tch::{Device, Tensor};
 
-use super::config::{MethodName, RunConfig, Task};
+use super::config::{RunConfig, Task};
 use crate::data::{self, DataConfig};
 use crate::error::{Error, Result};
 use crate::eval::{self, Evaluator};
 use crate::graph::GraphView;
-use crate::methods::adgcl::AdGcl;
-use crate::methods::graphcl::GraphCl;
-use crate::methods::node::{l2_normalize_rows, logreg_accuracy, node_split, BestTest, NodeModel};
-use crate::methods::simgrace::SimGrace;
-use crate::methods::{train_graph_method, GraphData, GraphMethod, LoopConfig, TrainLog};
+use crate::methods::node::{l2_normalize_rows, logreg_accuracy, node_split, BestTest};
+use crate::methods::{Embeddings, GraphData, Selection, TrainData, TrainLog};
 use crate::rng;
 
 /// How to run (not part of the config: does not change the numbers).
@@ -305,89 +302,59 @@ fn run_graph(
     let data = graph_data(cfg, data_cfg)?;
     let ev = evaluator(cfg)?;
     let params = cfg.method_params()?;
-    let lc = LoopConfig {
-        epochs: cfg.epochs,
-        batch_size: cfg.batch_size,
-        seed: cfg.seed,
-        progress: opts.progress,
-    };
+    let entry = cfg.method.entry()?;
     let n = data.views.len();
     let t0 = Instant::now();
+    let mut m = (entry.build)(&params, TrainData::Graphs(&data), device, opts.progress)?;
     let mut eval_seconds = 0.0;
-    let (log, emb, d, result, selected): (
-        TrainLog,
-        Vec<f32>,
-        usize,
-        eval::CvResult,
-        Option<usize>,
-    ) = match cfg.method {
-        MethodName::Graphcl | MethodName::Simgrace => {
-            let mut m: Box<dyn GraphMethod> = if cfg.method == MethodName::Graphcl {
-                Box::new(GraphCl::new(&params, data.dim, device)?)
-            } else {
-                Box::new(SimGrace::new(&params, data.dim, device)?)
-            };
-            let log = train_graph_method(m.as_mut(), &data, &lc, |_, _| Ok(()))?;
-            let (emb, d) = m.embed(&data)?;
-            if opts.skip_eval {
-                let out = train_only(cfg, log, t0);
-                if let Some(p) = &opts.save_embeddings {
-                    save_embeddings(p, &emb, n, d, &data.labels)?;
-                }
-                return Ok(out);
-            }
-            let te = Instant::now();
-            let r = eval::evaluate(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
-            eval_seconds += te.elapsed().as_secs_f64();
-            (log, emb, d, r, None)
+    // Selection::Validation (AD-GCL): evaluate every `every` epochs with the validation
+    // protocol; keep the epoch with the best mean validation accuracy (first on ties).
+    let every = match m.selection() {
+        Selection::Validation { every } if !opts.skip_eval => every.max(1),
+        _ => 0,
+    };
+    let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
+    let log = m.train(cfg.epochs, &mut |epoch, model| {
+        if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {
+            return Ok(());
         }
-        MethodName::Adgcl => {
-            // Evaluate every `eval_interval` epochs with the validation protocol; keep the
-            // epoch with the best mean validation accuracy (first on ties).
-            let interval = cfg
-                .adgcl
-                .as_ref()
-                .map(|a| a.eval_interval)
-                .unwrap_or(5)
-                .max(1);
-            let mut m = AdGcl::new(&params, data.dim, device)?;
-            let mut best: Option<(f64, usize, Vec<f32>, usize, eval::CvResult)> = None;
-            let log = train_graph_method(&mut m, &data, &lc, |epoch, m: &AdGcl| {
-                if opts.skip_eval || ((epoch + 1) % interval != 0 && epoch + 1 != cfg.epochs) {
-                    return Ok(());
-                }
-                let te = Instant::now();
-                let (emb, d) = m.embed(&data)?;
-                let r =
-                    eval::evaluate_with_validation(ev, &emb, n, d, &data.labels, None, cfg.seed)?;
-                eval_seconds += te.elapsed().as_secs_f64();
-                let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
-                if best.as_ref().is_none_or(|b| val > b.0) {
-                    best = Some((val, epoch + 1, emb, d, r));
-                }
-                Ok(())
-            })?;
-            if opts.skip_eval {
-                // no epoch selection without evaluation: the final encoder
-                let out = train_only(cfg, log, t0);
-                if let Some(p) = &opts.save_embeddings {
-                    let (emb, d) = m.embed(&data)?;
-                    save_embeddings(p, &emb, n, d, &data.labels)?;
-                }
-                return Ok(out);
-            }
-            let (_, epoch, emb, d, r) =
-                best.ok_or_else(|| Error::Numeric("AD-GCL ran no evaluation".into()))?;
-            (log, emb, d, r, Some(epoch))
+        let te = Instant::now();
+        let e = model.embed()?;
+        let r = eval::evaluate_with_validation(ev, &e.x, n, e.dim, &data.labels, None, cfg.seed)?;
+        eval_seconds += te.elapsed().as_secs_f64();
+        let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
+        if best.as_ref().is_none_or(|b| val > b.0) {
+            best = Some((val, epoch + 1, e, r));
         }
-        MethodName::Base => return Err(Error::Config("method base is node-level".into())),
+        Ok(())
+    })?;
+    if opts.skip_eval {
+        // no epoch selection without evaluation: the final encoder
+        let out = train_only(cfg, log, t0);
+        if let Some(p) = &opts.save_embeddings {
+            let e = m.embed()?;
+            save_embeddings(p, &e.x, n, e.dim, &data.labels)?;
+        }
+        return Ok(out);
+    }
+    let (emb, result, selected) = if every > 0 {
+        let (_, epoch, e, r) =
+            best.ok_or_else(|| Error::Numeric("the run made no evaluation".into()))?;
+        (e, r, Some(epoch))
+    } else {
+        let e = m.embed()?;
+        let te = Instant::now();
+        let r = eval::evaluate(ev, &e.x, n, e.dim, &data.labels, None, cfg.seed)?;
+        eval_seconds += te.elapsed().as_secs_f64();
+        (e, r, None)
     };
     let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
+    let d = emb.dim;
     if let Some(p) = &opts.save_embeddings {
-        save_embeddings(p, &emb, n, d, &data.labels)?;
+        save_embeddings(p, &emb.x, n, d, &data.labels)?;
     }
     Ok(RunOutcome {
-        warnings: dominant_dimension(&emb, n, d).into_iter().collect(),
+        warnings: dominant_dimension(&emb.x, n, d).into_iter().collect(),
         evaluated: true,
         accuracy: result.accuracy,
         accuracy_std_folds: Some(result.std),
@@ -416,37 +383,44 @@ fn run_node(
         .clone()
         .ok_or_else(|| Error::Config("node settings missing".into()))?;
     let split = node_split(&node.split, &ds, cfg.seed)?;
-    let classify =
-        |z: &tch::Tensor| logreg_accuracy(z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed);
-    let t0 = Instant::now();
-    let mut model = NodeModel::new(&cfg.method_params()?, &ds, device)?;
-    // node.best_test_every = N: evaluate after every N epochs and keep the best test
-    // accuracy (with the final encoder's evaluation below); the embeddings are kept on
-    // the CPU.
-    let every = if opts.skip_eval {
-        0
-    } else {
-        node.best_test_every
+    let classify = |e: &Embeddings| {
+        let z = Tensor::from_slice(&e.x)
+            .view([e.rows as i64, e.dim as i64])
+            .to_device(device);
+        logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)
     };
-    let mut best: BestTest<tch::Tensor> = BestTest::default();
+    let t0 = Instant::now();
+    let entry = cfg.method.entry()?;
+    let mut model = (entry.build)(
+        &cfg.method_params()?,
+        TrainData::Nodes(&ds),
+        device,
+        opts.progress,
+    )?;
+    // Selection::BestTest (node.best_test_every = N): evaluate after every N epochs and
+    // keep the best test accuracy (with the final encoder's evaluation below).
+    let every = match model.selection() {
+        Selection::BestTest { every } if !opts.skip_eval => every,
+        _ => 0,
+    };
+    let mut best: BestTest<Embeddings> = BestTest::default();
     let mut eval_seconds = 0.0;
-    let log = model.train_with(cfg.epochs, opts.progress, |epoch, m| {
+    let log = model.train(cfg.epochs, &mut |epoch, m| {
         if every == 0 || (epoch + 1) % every != 0 || epoch + 1 == cfg.epochs {
             return Ok(());
         }
         let te = Instant::now();
-        let z = m.embed();
-        let (test, val) = classify(&z)?;
-        best.offer(epoch + 1, test, val, z.to_device(Device::Cpu));
+        let e = m.embed()?;
+        let (test, val) = classify(&e)?;
+        best.offer(epoch + 1, test, val, e);
         eval_seconds += te.elapsed().as_secs_f64();
         Ok(())
     })?;
-    let z = model.embed();
+    let z = model.embed()?;
     if opts.skip_eval {
         let out = train_only(cfg, log, t0);
         if let Some(p) = &opts.save_embeddings {
-            let (x, n, d) = host_matrix(&z)?;
-            save_embeddings(p, &x, n, d, &ds.labels)?;
+            save_embeddings(p, &z.x, z.rows, z.dim, &ds.labels)?;
         }
         return Ok(out);
     }
@@ -454,7 +428,7 @@ fn run_node(
     let te = Instant::now();
     let (accuracy, val) = classify(&z)?;
     let selected_epoch = if every > 0 {
-        best.offer(cfg.epochs, accuracy, val, z.to_device(Device::Cpu));
+        best.offer(cfg.epochs, accuracy, val, z.clone());
         best.best.as_ref().map(|b| b.0)
     } else {
         None
@@ -463,7 +437,7 @@ fn run_node(
         Some((_, test, val, z)) => (test, val, z),
         None => (accuracy, val, z),
     };
-    let (x, n, d) = host_matrix(&z)?;
+    let (x, n, d) = (z.x, z.rows, z.dim);
     // node.kmeans_l2: k-means on unit-length rows (the saved embeddings stay as they are)
     let mut xc = x.clone();
     if node.kmeans_l2 {
@@ -497,16 +471,6 @@ fn run_node(
         epoch_losses: log.epoch_losses,
         ..Default::default()
     })
-}
-
-/// An embedding matrix as row-major host values: (values, rows, columns).
-fn host_matrix(z: &tch::Tensor) -> Result<(Vec<f32>, usize, usize)> {
-    let zc = z
-        .to_device(Device::Cpu)
-        .to_kind(tch::Kind::Float)
-        .contiguous();
-    let (n, d) = (zc.size()[0] as usize, zc.size()[1] as usize);
-    Ok((Vec::<f32>::try_from(zc.flatten(0, -1))?, n, d))
 }
 
 /// The outcome of a run that was trained but not evaluated.

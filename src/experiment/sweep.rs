@@ -1259,6 +1259,7 @@ pub fn estimated_cost(cfg: &RunConfig) -> f64 {
         MethodName::Simgrace => 6.0e-6 * epochs * (nodes + edges),
         MethodName::Adgcl => 5.0e-6 * epochs * (nodes + edges),
         MethodName::Base => 2.0e-9 * epochs * nodes * nodes + 1e-6 * epochs * edges,
+        _ => 5.0e-6 * epochs * (nodes + edges),
     };
     let eval = match cfg.evaluator.as_str() {
         "svc-rbf" => 3.0e-6 * graphs * graphs,

@@ -16,16 +16,19 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
+use super::registry::MethodEntry;
 use super::{adam, embed_encoder, GraphData, GraphMethod};
-use super::{Checked, MethodParams};
+use super::{Checked, GraphRunner, MethodParams, Selection};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+use crate::params::Task;
 use crate::params::{check_ratio, check_size, ParamGuard, MAX_WIDTH};
 use crate::rng::{self, streams};
+use serde::{Deserialize, Serialize};
 
 /// AD-GCL settings.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -78,8 +81,6 @@ impl ParamGuard for AdgclParams {
         check_ratio("adgcl.ma_edge_drop", self.ma_edge_drop)
     }
 }
-
-use serde::{Deserialize, Serialize};
 
 /// The learnable augmenter: encoder + edge MLP → one logit per directed edge.
 pub struct ViewLearner {
@@ -156,7 +157,27 @@ pub struct AdGcl {
     reg_lambda: f64,
     temperature: f64,
     seed: u64,
+    /// Evaluate (validation protocol) every this many epochs to choose the epoch.
+    eval_interval: usize,
 }
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "adgcl",
+    aliases: &["ad-gcl"],
+    task: Task::Graph,
+    preset: "adgcl",
+    about: "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
+    build: |p, data, device, progress| {
+        let g = data.graphs("adgcl")?;
+        Ok(Box::new(GraphRunner::new(
+            AdGcl::new(p, g.dim, device)?,
+            g,
+            &p.train,
+            progress,
+        )))
+    },
+};
 
 impl AdGcl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<AdGcl> {
@@ -233,6 +254,7 @@ impl AdGcl {
             reg_lambda: ad.reg_lambda,
             temperature: ad.concrete_temperature,
             seed: p.train.seed,
+            eval_interval: ad.eval_interval.max(1),
         })
     }
 
@@ -316,6 +338,11 @@ impl GraphMethod for AdGcl {
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
+    }
+    fn selection(&self) -> Selection {
+        Selection::Validation {
+            every: self.eval_interval,
+        }
     }
 }
 

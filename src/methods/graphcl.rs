@@ -5,14 +5,16 @@
 use tch::Device;
 
 use super::optim::Adam;
+use super::registry::MethodEntry;
 use super::{views, GraphData, GraphMethod, Tower};
-use super::{Checked, MethodParams};
+use super::{Checked, GraphRunner, MethodParams};
 use crate::augment::{self, augment_views, augment_views_here, Augmentor};
 use crate::error::Result;
 use crate::graph::Batch;
 use crate::kernels::{cpu_f32, cpu_f32_mut};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
+use crate::params::Task;
 
 pub struct GraphCl {
     pub model: Tower,
@@ -30,6 +32,24 @@ pub struct GraphCl {
     /// `params`; `None` when the plain-code views do not apply to this model.
     view_slots: Option<Vec<usize>>,
 }
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "graphcl",
+    aliases: &[],
+    task: Task::Graph,
+    preset: "graphcl",
+    about: "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
+    build: |p, data, device, progress| {
+        let g = data.graphs("graphcl")?;
+        Ok(Box::new(GraphRunner::new(
+            GraphCl::new(p, g.dim, device)?,
+            g,
+            &p.train,
+            progress,
+        )))
+    },
+};
 
 impl GraphCl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<GraphCl> {

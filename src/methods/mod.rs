@@ -25,6 +25,7 @@ pub mod adgcl;
 pub mod graphcl;
 pub mod node;
 pub mod optim;
+pub mod registry;
 pub mod simgrace;
 pub mod views;
 
@@ -43,6 +44,148 @@ pub trait GraphMethod {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64>;
     /// Embeddings of all graphs (`n × d`, row-major, on the CPU) from the evaluation encoder.
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)>;
+    /// How the epoch whose encoder is evaluated is chosen (default: the last).
+    fn selection(&self) -> Selection {
+        Selection::Final
+    }
+}
+
+/// What a method trains on.
+#[derive(Clone, Copy)]
+pub enum TrainData<'a> {
+    /// Many graphs (graph classification).
+    Graphs(&'a GraphData),
+    /// One graph's nodes (node classification).
+    Nodes(&'a crate::data::NodeDataset),
+}
+
+impl<'a> TrainData<'a> {
+    /// The graphs, or an error naming `method` for node-level data.
+    pub fn graphs(self, method: &str) -> Result<&'a GraphData> {
+        match self {
+            TrainData::Graphs(g) => Ok(g),
+            TrainData::Nodes(_) => Err(Error::Config(format!(
+                "{method} is a graph-level method; this dataset is node-level"
+            ))),
+        }
+    }
+    /// The nodes, or an error naming `method` for graph-level data.
+    pub fn nodes(self, method: &str) -> Result<&'a crate::data::NodeDataset> {
+        match self {
+            TrainData::Nodes(d) => Ok(d),
+            TrainData::Graphs(_) => Err(Error::Config(format!(
+                "{method} is a node-level method; this dataset is graph-level"
+            ))),
+        }
+    }
+}
+
+/// Which epoch's encoder a run evaluates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// The encoder after the last epoch.
+    Final,
+    /// Evaluate with the validation protocol after every `every` epochs (and the last);
+    /// keep the epoch with the best validation score (AD-GCL).
+    Validation { every: usize },
+    /// Also evaluate after every `every` epochs and keep the best *test* score
+    /// (`node.best_test_every`; optimistic by construction, see docs/citeseer.md).
+    BestTest { every: usize },
+}
+
+/// Embeddings as row-major host values.
+#[derive(Clone, Debug)]
+pub struct Embeddings {
+    pub x: Vec<f32>,
+    pub rows: usize,
+    pub dim: usize,
+}
+
+/// What can embed every item (graph or node) with its evaluation encoder.
+pub trait Embed {
+    fn embed(&self) -> Result<Embeddings>;
+}
+
+/// One contrastive method as the runner drives it: train epochs (with a hook after each,
+/// where the runner evaluates for [`Selection`]), then embed. Graph-level methods implement
+/// the smaller [`GraphMethod`] and get this through [`GraphRunner`]; methods are built by
+/// name through [`registry`].
+pub trait Method: Embed {
+    /// Trains `epochs` epochs, calling `after_epoch(epoch, model)` after each.
+    fn train(
+        &mut self,
+        epochs: usize,
+        after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog>;
+    /// Which epoch's encoder is evaluated.
+    fn selection(&self) -> Selection;
+}
+
+/// A [`GraphMethod`] with its data and training-loop settings: a [`Method`].
+pub struct GraphRunner<'a, M: GraphMethod> {
+    pub method: M,
+    pub data: &'a GraphData,
+    pub loop_config: LoopConfig,
+}
+
+impl<'a, M: GraphMethod> GraphRunner<'a, M> {
+    pub fn new(method: M, data: &'a GraphData, p: &TrainParams, progress: bool) -> Self {
+        GraphRunner {
+            method,
+            data,
+            loop_config: LoopConfig {
+                epochs: p.epochs,
+                batch_size: p.batch_size,
+                seed: p.seed,
+                progress,
+            },
+        }
+    }
+}
+
+/// A graph method and its data, borrowed: what the after-epoch hook embeds with.
+struct GraphRef<'b, M: GraphMethod + ?Sized> {
+    method: &'b M,
+    data: &'b GraphData,
+}
+
+impl<M: GraphMethod + ?Sized> Embed for GraphRef<'_, M> {
+    fn embed(&self) -> Result<Embeddings> {
+        let (x, dim) = self.method.embed(self.data)?;
+        Ok(Embeddings {
+            rows: self.data.views.len(),
+            x,
+            dim,
+        })
+    }
+}
+
+impl<M: GraphMethod> Embed for GraphRunner<'_, M> {
+    fn embed(&self) -> Result<Embeddings> {
+        GraphRef {
+            method: &self.method,
+            data: self.data,
+        }
+        .embed()
+    }
+}
+
+impl<M: GraphMethod> Method for GraphRunner<'_, M> {
+    fn train(
+        &mut self,
+        epochs: usize,
+        after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        let mut lc = self.loop_config.clone();
+        lc.epochs = epochs;
+        let data = self.data;
+        train_graph_method(&mut self.method, data, &lc, |epoch, m| {
+            after_epoch(epoch, &GraphRef { method: m, data })
+        })
+    }
+    fn selection(&self) -> Selection {
+        self.method.selection()
+    }
 }
 
 /// The optimisation settings every method shares.

@@ -9,8 +9,9 @@ use std::time::Instant;
 use tch::nn;
 use tch::{Device, Kind, Tensor};
 
+use super::registry::MethodEntry;
 use super::{adam, check_loss, progress_bar, TrainLog};
-use super::{Checked, MethodParams};
+use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use crate::augment::{drop_directed_edges, feature_column_mask};
 use crate::data::{NodeDataset, Split};
 use crate::error::{Error, Result};
@@ -19,10 +20,12 @@ use crate::kernels::PendingScalar;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::gcn::{Features, GcnEncoder, NodeProjector, Propagation};
+use crate::params::Task;
 use crate::params::{
     bad, check_ratio, check_size, ParamGuard, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
+use serde::{Deserialize, Serialize};
 
 /// Node-level settings (the base model / MA-GCL).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -109,8 +112,6 @@ impl ParamGuard for NodeParams {
         Ok(())
     }
 }
-
-use serde::{Deserialize, Serialize};
 
 pub struct NodeModel {
     pub vs: nn::VarStore,
@@ -395,6 +396,77 @@ impl NodeModel {
             let k = vec![self.node.eval_k; 2];
             self.encoder.forward(&self.features, None, &g, &k, false)
         })
+    }
+}
+
+/// The node-level model as a [`Method`], built through the registry.
+pub struct NodeRunner {
+    pub model: NodeModel,
+    pub progress: bool,
+    pub best_test_every: usize,
+}
+
+/// The registry's entry: the node-level base model (MA-GCL with MA on).
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "base",
+    aliases: &["magcl", "ma-gcl", "node"],
+    task: Task::Node,
+    preset: "base",
+    about: "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
+    build: |p, data, device, progress| {
+        let ds = data.nodes("base")?;
+        let best_test_every = p.node.as_ref().map(|n| n.best_test_every).unwrap_or(0);
+        Ok(Box::new(NodeRunner {
+            model: NodeModel::new(p, ds, device)?,
+            progress,
+            best_test_every,
+        }))
+    },
+};
+
+/// An embedding matrix as row-major host values.
+pub fn host_matrix(z: &Tensor) -> Result<Embeddings> {
+    let zc = z
+        .to_device(Device::Cpu)
+        .to_kind(tch::Kind::Float)
+        .contiguous();
+    let (rows, dim) = (zc.size()[0] as usize, zc.size()[1] as usize);
+    Ok(Embeddings {
+        x: Vec::<f32>::try_from(zc.flatten(0, -1))?,
+        rows,
+        dim,
+    })
+}
+
+impl Embed for NodeModel {
+    fn embed(&self) -> Result<Embeddings> {
+        host_matrix(&NodeModel::embed(self))
+    }
+}
+
+impl Embed for NodeRunner {
+    fn embed(&self) -> Result<Embeddings> {
+        Embed::embed(&self.model)
+    }
+}
+
+impl Method for NodeRunner {
+    fn train(
+        &mut self,
+        epochs: usize,
+        after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        self.model
+            .train_with(epochs, self.progress, |epoch, m| after_epoch(epoch, m))
+    }
+    fn selection(&self) -> Selection {
+        if self.best_test_every > 0 {
+            Selection::BestTest {
+                every: self.best_test_every,
+            }
+        } else {
+            Selection::Final
+        }
     }
 }
 

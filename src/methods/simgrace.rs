@@ -8,12 +8,14 @@
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
+use super::registry::MethodEntry;
 use super::{sorted_vars, GraphData, GraphMethod, Tower};
-use super::{Checked, MethodParams};
+use super::{Checked, GraphRunner, MethodParams};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
+use crate::params::Task;
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +58,25 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
     let std = if std.is_finite() { std } else { 0.0 };
     out.copy_(&(p + noise * (eta * std)));
 }
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "simgrace",
+    aliases: &[],
+    task: Task::Graph,
+    preset: "simgrace",
+    about:
+        "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
+    build: |p, data, device, progress| {
+        let g = data.graphs("simgrace")?;
+        Ok(Box::new(GraphRunner::new(
+            SimGrace::new(p, g.dim, device)?,
+            g,
+            &p.train,
+            progress,
+        )))
+    },
+};
 
 impl SimGrace {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<SimGrace> {

@@ -1,0 +1,91 @@
+//! The methods magcl knows, by name.
+//!
+//! Each method is one [`MethodEntry`]: its name (and aliases), its task, the preset family
+//! its configurations start from, and how to build it for a dataset. The built-in entries
+//! are listed in [`BUILTIN`]; [`register`] adds one at run time (a plugin, or a test's toy
+//! method). Adding a method to magcl is one new file under `methods/` that defines the
+//! method and its `ENTRY`, plus its line in [`BUILTIN`].
+use std::sync::RwLock;
+
+use tch::Device;
+
+use super::{Checked, Method, MethodParams, TrainData};
+use crate::error::{Error, Result};
+use crate::params::Task;
+
+/// Builds a method for its training data on a device.
+pub type BuildFn =
+    for<'a> fn(&Checked<MethodParams>, TrainData<'a>, Device, bool) -> Result<Box<dyn Method + 'a>>;
+
+/// One method.
+pub struct MethodEntry {
+    /// The name configs and result rows use.
+    pub name: &'static str,
+    /// Other accepted spellings (matched case-insensitively, like the name).
+    pub aliases: &'static [&'static str],
+    pub task: Task,
+    /// The built-in method whose presets (hyper-parameters per dataset, features,
+    /// evaluator) a new method's configurations start from; a built-in names itself.
+    pub preset: &'static str,
+    /// One line for `--help` and error messages.
+    pub about: &'static str,
+    /// Builds the method (the last argument: whether to draw progress bars).
+    pub build: BuildFn,
+}
+
+/// The built-in methods.
+pub static BUILTIN: &[&MethodEntry] = &[
+    &super::graphcl::ENTRY,
+    &super::simgrace::ENTRY,
+    &super::adgcl::ENTRY,
+    &super::node::ENTRY,
+];
+
+static REGISTERED: RwLock<Vec<&'static MethodEntry>> = RwLock::new(Vec::new());
+
+/// Adds a method for the rest of the process. A name (or alias) already taken is refused.
+pub fn register(entry: &'static MethodEntry) -> Result<()> {
+    for word in std::iter::once(entry.name).chain(entry.aliases.iter().copied()) {
+        if let Ok(e) = find(word) {
+            return Err(Error::Config(format!(
+                "method name '{word}' is already taken by {}",
+                e.name
+            )));
+        }
+    }
+    if find(entry.preset).is_err() {
+        return Err(Error::Config(format!(
+            "method {}: preset '{}' is not a known method",
+            entry.name, entry.preset
+        )));
+    }
+    REGISTERED
+        .write()
+        .map_err(|_| Error::Config("the method registry is unusable".into()))?
+        .push(entry);
+    Ok(())
+}
+
+/// Every method: the built-in ones, then those registered.
+pub fn all() -> Vec<&'static MethodEntry> {
+    let mut v: Vec<&'static MethodEntry> = BUILTIN.to_vec();
+    if let Ok(r) = REGISTERED.read() {
+        v.extend(r.iter().copied());
+    }
+    v
+}
+
+/// The method named `name` (or one of its aliases), case-insensitively.
+pub fn find(name: &str) -> Result<&'static MethodEntry> {
+    let wanted = name.trim().to_ascii_lowercase();
+    all()
+        .into_iter()
+        .find(|e| e.name == wanted || e.aliases.iter().any(|a| *a == wanted))
+        .ok_or_else(|| {
+            let names: Vec<&str> = all().iter().map(|e| e.name).collect();
+            Error::Config(format!(
+                "unknown method '{name}': expected one of {} (base is the node-level model)",
+                names.join(", ")
+            ))
+        })
+}
