@@ -487,26 +487,35 @@ fn a_results_folder_keeps_its_sweep_config() {
     let o = fx.run(&["--out", "results/exp/rows3.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(dir.join("exp.toml")).unwrap(), first);
-    let names = tomls();
-    assert_eq!(names.len(), 2, "{names:?}");
-    let kept = names.iter().find(|n| *n != "exp.toml").unwrap();
-    assert!(kept.starts_with("exp.") && kept.len() == "exp.".len() + 12 + ".toml".len());
+    assert_eq!(tomls(), ["exp.2.toml", "exp.toml"]);
     assert_eq!(
-        std::fs::read_to_string(dir.join(kept)).unwrap(),
-        changed,
-        "{kept}"
+        std::fs::read_to_string(dir.join("exp.2.toml")).unwrap(),
+        changed
     );
     let m = manifest_of("rows3.csv");
-    assert!(
-        m["config_copy"].as_str().unwrap().ends_with(kept.as_str()),
-        "{m}"
-    );
+    assert_eq!(m["config_copy"], "results/exp/exp.2.toml", "{m}");
     let note = m["config_copy_note"].as_str().unwrap();
     assert!(
         note.contains("exp.toml") && note.contains("differs"),
         "{note}"
     );
     assert!(stderr(&o).contains(note), "{}", stderr(&o));
+
+    // The second config again reuses its copy; a third goes to exp.3.toml.
+    let o = fx.run(&["--out", "results/exp/rows4.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        manifest_of("rows4.csv")["config_copy"],
+        "results/exp/exp.2.toml"
+    );
+    std::fs::write(fx.path("sweep.toml"), format!("{changed}# and again\n")).unwrap();
+    let o = fx.run(&["--out", "results/exp/rows5.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tomls(), ["exp.2.toml", "exp.3.toml", "exp.toml"]);
+    assert_eq!(
+        manifest_of("rows5.csv")["config_copy"],
+        "results/exp/exp.3.toml"
+    );
 
     // Not in a folder of its own under results/: no copy.
     let o = fx.run(&["--out", "results/flat.csv", "--only", "seed=0"]);

@@ -29,7 +29,8 @@ pub struct BenchArgs {
     /// results/NAME.shard-I-of-N.csv with --shard]. An existing file that is not a magcl
     /// result file is refused and left unchanged. Beside it, OUT.manifest.jsonl records
     /// each run (command, commit, machine, date); when OUT is in a folder of its own,
-    /// results/EXPERIMENT/, the sweep config is also copied there as EXPERIMENT.toml.
+    /// results/EXPERIMENT/, the sweep config is also copied there as EXPERIMENT.toml
+    /// (EXPERIMENT.2.toml, … when an earlier run's copy differs).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Cells run in parallel [default: as many as fit in available memory (a per-cell
@@ -247,7 +248,7 @@ fn write_manifest(
         .map(|b| crate::data::checksums::hex(&sha2::Sha256::digest(b)))
         .unwrap_or_default();
     let copy = match &config_bytes {
-        Some(bytes) => keep_sweep_config(out, bytes, &config_sha256)?,
+        Some(bytes) => keep_sweep_config(out, bytes)?,
         None => None,
     };
     let env: std::collections::BTreeMap<String, String> = std::env::vars()
@@ -311,13 +312,10 @@ fn experiment_dir(out: &Path) -> Option<(PathBuf, String)> {
 
 /// Copies the sweep config into the experiment's folder (`results/EXP/EXP.toml`) so the
 /// folder holds what made its rows. An existing copy with the same bytes is left alone;
-/// one with other bytes is kept too (earlier rows came from it), and this run's config
-/// goes to `EXP.<first 12 hex digits of its sha256>.toml`, named in the returned note.
-fn keep_sweep_config(
-    out: &Path,
-    config: &[u8],
-    sha256: &str,
-) -> anyhow::Result<Option<ConfigCopy>> {
+/// one with other bytes is kept too (earlier runs used it), and this run's config goes
+/// to the first `EXP.N.toml` (N = 2, 3, …) that is absent or holds the same bytes, named
+/// in the returned note.
+fn keep_sweep_config(out: &Path, config: &[u8]) -> anyhow::Result<Option<ConfigCopy>> {
     let Some((dir, name)) = experiment_dir(out) else {
         return Ok(None);
     };
@@ -340,13 +338,14 @@ fn keep_sweep_config(
             note: None,
         }));
     }
-    let other = dir.join(format!("{name}.{}.toml", &sha256[..sha256.len().min(12)]));
-    if !write_if_absent(&other)? {
-        bail!(
-            "{} exists with other contents than this run's sweep config; move it away and rerun",
-            other.display()
-        );
-    }
+    let mut n = 2;
+    let other = loop {
+        let candidate = dir.join(format!("{name}.{n}.toml"));
+        if write_if_absent(&candidate)? {
+            break candidate;
+        }
+        n += 1;
+    };
     let note = format!(
         "{} differs from this run's sweep config (earlier runs into this folder used it); \
          this run's config is kept as {}",
