@@ -452,6 +452,90 @@ fn rows_carry_the_required_columns() {
 }
 
 #[test]
+fn a_results_folder_keeps_its_sweep_config() {
+    let fx = Fixture::new(SWEEP, "0");
+    let dir = fx.path("results/exp");
+    let manifest_of = |csv: &str| last_manifest_line(&dir.join(format!("{csv}.manifest.jsonl")));
+    let tomls = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".toml"))
+            .collect();
+        v.sort();
+        v
+    };
+    let first = SWEEP.as_bytes();
+
+    // Inside results/EXPERIMENT/: the config is copied as EXPERIMENT.toml.
+    let o = fx.run(&["--out", "results/exp/rows.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("exp.toml")).unwrap(), first);
+    let m = manifest_of("rows.csv");
+    assert_eq!(m["config_copy"], "results/exp/exp.toml", "{m}");
+    assert!(m["config_copy_note"].is_null(), "{m}");
+
+    // The same config again: nothing new.
+    let o = fx.run(&["--out", "results/exp/rows2.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tomls(), ["exp.toml"]);
+
+    // A different config: the first copy stays, this one is kept beside it and the
+    // manifest says so.
+    let changed = format!("{SWEEP}# edited after the first run\n");
+    std::fs::write(fx.path("sweep.toml"), &changed).unwrap();
+    let o = fx.run(&["--out", "results/exp/rows3.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(dir.join("exp.toml")).unwrap(), first);
+    assert_eq!(tomls(), ["exp.2.toml", "exp.toml"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("exp.2.toml")).unwrap(),
+        changed
+    );
+    let m = manifest_of("rows3.csv");
+    assert_eq!(m["config_copy"], "results/exp/exp.2.toml", "{m}");
+    let note = m["config_copy_note"].as_str().unwrap();
+    assert!(
+        note.contains("exp.toml") && note.contains("differs"),
+        "{note}"
+    );
+    assert!(stderr(&o).contains(note), "{}", stderr(&o));
+
+    // The second config again reuses its copy; a third goes to exp.3.toml.
+    let o = fx.run(&["--out", "results/exp/rows4.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        manifest_of("rows4.csv")["config_copy"],
+        "results/exp/exp.2.toml"
+    );
+    std::fs::write(fx.path("sweep.toml"), format!("{changed}# and again\n")).unwrap();
+    let o = fx.run(&["--out", "results/exp/rows5.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tomls(), ["exp.2.toml", "exp.3.toml", "exp.toml"]);
+    assert_eq!(
+        manifest_of("rows5.csv")["config_copy"],
+        "results/exp/exp.3.toml"
+    );
+
+    // Not in a folder of its own under results/: no copy.
+    let o = fx.run(&["--out", "results/flat.csv", "--only", "seed=0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let flat: Vec<_> = std::fs::read_dir(fx.path("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    assert!(flat.is_empty(), "{flat:?}");
+    let m = last_manifest_line(&fx.path("results/flat.csv.manifest.jsonl"));
+    assert!(m["config_copy"].is_null(), "{m}");
+}
+
+fn last_manifest_line(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str(text.lines().last().unwrap()).unwrap()
+}
+
+#[test]
 fn config_errors_name_the_toml_line_before_anything_runs() {
     let cases: &[(&str, usize, &str)] = &[
         ("datasets = [\"MUTAG\", \"NOPE\"]\nmethods = [\"graphcl\"]\nseeds = 2\n", 1, "unknown dataset 'NOPE'"),

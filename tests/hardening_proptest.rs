@@ -16,13 +16,13 @@ const DIR: &str = env!("CARGO_MANIFEST_DIR");
 fn real_files() -> Vec<Vec<u8>> {
     [
         "tests/fixtures/bench/report_small.csv",
-        "results/graphcl_mutag_devbox.csv",
-        "results/citeseer_split.csv",
+        "benchmarks/history/accuracy/graphcl_mutag_devbox.csv",
+        "results/citeseer_split/citeseer_split.csv",
     ]
     .iter()
     .map(|p| Path::new(DIR).join(p))
-    .filter(|p| p.exists())
-    .map(|p| std::fs::read(p).unwrap())
+    // A moved file fails here instead of silently shrinking the corpus.
+    .map(|p| std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
     .collect()
 }
 

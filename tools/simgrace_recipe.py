@@ -15,7 +15,7 @@ GridSearchCV(SVC(), C grid, cv=5) per fold. The score of a seed is the mean fold
 
 It exists to measure how the recipe itself scatters over seeds on this kind of machine, so
 that magcl's numbers can be compared with the recipe's rather than with a few published
-seeds (results/simgrace_recipe.md).
+seeds (results/simgrace_recipe/MANIFEST.md).
 
 Needs torch, torch_geometric and scikit-learn (none of them are magcl dependencies):
 

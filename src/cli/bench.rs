@@ -27,7 +27,10 @@ pub struct BenchArgs {
     pub config: PathBuf,
     /// Result CSV to append to [default: results/NAME.csv, or
     /// results/NAME.shard-I-of-N.csv with --shard]. An existing file that is not a magcl
-    /// result file is refused and left unchanged.
+    /// result file is refused and left unchanged. Beside it, OUT.manifest.jsonl records
+    /// each run (command, commit, machine, date); when OUT is in a folder of its own,
+    /// results/EXPERIMENT/, the sweep config is also copied there as EXPERIMENT.toml
+    /// (EXPERIMENT.2.toml, … when an earlier run's copy differs).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Cells run in parallel [default: as many as fit in available memory (a per-cell
@@ -239,13 +242,19 @@ fn write_manifest(
 ) -> anyhow::Result<()> {
     use sha2::Digest;
     use std::io::Write;
-    let config_sha256 = std::fs::read(&args.config)
-        .map(|b| crate::data::checksums::hex(&sha2::Sha256::digest(&b)))
+    let config_bytes = std::fs::read(&args.config).ok();
+    let config_sha256 = config_bytes
+        .as_ref()
+        .map(|b| crate::data::checksums::hex(&sha2::Sha256::digest(b)))
         .unwrap_or_default();
+    let copy = match &config_bytes {
+        Some(bytes) => keep_sweep_config(out, bytes)?,
+        None => None,
+    };
     let env: std::collections::BTreeMap<String, String> = std::env::vars()
         .filter(|(k, _)| k.starts_with("MAGCL_"))
         .collect();
-    let line = serde_json::json!({
+    let mut line = serde_json::json!({
         "date_utc": utc_timestamp(
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -266,6 +275,13 @@ fn write_manifest(
         "sweep_config_sha256": config_sha256,
         "env": env,
     });
+    if let Some(copy) = copy {
+        line["config_copy"] = copy.path.display().to_string().into();
+        if let Some(note) = copy.note {
+            eprintln!("note: {note}");
+            line["config_copy_note"] = note.into();
+        }
+    }
     let path = manifest_path(out);
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -275,6 +291,71 @@ fn write_manifest(
     f.write_all(format!("{line}\n").as_bytes())
         .and_then(|()| f.sync_all())
         .with_context(|| format!("cannot write the manifest {}", path.display()))
+}
+
+/// Where [`keep_sweep_config`] put the sweep config, and why not at the usual name.
+struct ConfigCopy {
+    path: PathBuf,
+    note: Option<String>,
+}
+
+/// The folder of an experiment's results: `results/EXPERIMENT/` when `out` lies directly
+/// in a folder whose parent is named `results`; `None` otherwise (e.g. `results/NAME.csv`).
+fn experiment_dir(out: &Path) -> Option<(PathBuf, String)> {
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty())?;
+    // Resolved for the check only (`--out rows.csv` run inside results/EXP/ counts too);
+    // the copy is named as the user named the folder.
+    let resolved = dir.canonicalize().ok()?;
+    let name = resolved.file_name()?.to_str()?.to_string();
+    (resolved.parent()?.file_name()? == "results").then(|| (dir.to_path_buf(), name))
+}
+
+/// Copies the sweep config into the experiment's folder (`results/EXP/EXP.toml`) so the
+/// folder holds what made its rows. An existing copy with the same bytes is left alone;
+/// one with other bytes is kept too (earlier runs used it), and this run's config goes
+/// to the first `EXP.N.toml` (N = 2, 3, …) that is absent or holds the same bytes, named
+/// in the returned note.
+fn keep_sweep_config(out: &Path, config: &[u8]) -> anyhow::Result<Option<ConfigCopy>> {
+    let Some((dir, name)) = experiment_dir(out) else {
+        return Ok(None);
+    };
+    let usual = dir.join(format!("{name}.toml"));
+    let write_if_absent = |path: &Path| -> anyhow::Result<bool> {
+        match std::fs::read(path) {
+            Ok(existing) => Ok(existing == config),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::write(path, config).with_context(|| {
+                    format!("cannot copy the sweep config to {}", path.display())
+                })?;
+                Ok(true)
+            }
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    };
+    if write_if_absent(&usual)? {
+        return Ok(Some(ConfigCopy {
+            path: usual,
+            note: None,
+        }));
+    }
+    let mut n = 2;
+    let other = loop {
+        let candidate = dir.join(format!("{name}.{n}.toml"));
+        if write_if_absent(&candidate)? {
+            break candidate;
+        }
+        n += 1;
+    };
+    let note = format!(
+        "{} differs from this run's sweep config (earlier runs into this folder used it); \
+         this run's config is kept as {}",
+        usual.display(),
+        other.display()
+    );
+    Ok(Some(ConfigCopy {
+        path: other,
+        note: Some(note),
+    }))
 }
 
 /// Seconds since 1970-01-01 UTC as `YYYY-MM-DDTHH:MM:SSZ`.

@@ -50,8 +50,9 @@ pub struct SpeedArgs {
     /// CPU threads per case [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,
-    /// CSV to append to.
-    #[arg(long, default_value = "results/speed/speed.csv")]
+    /// CSV to append to (speed rows are measurements of the code, not experiment results:
+    /// they live under benchmarks/, see benchmarks/history/README.md).
+    #[arg(long, default_value = "benchmarks/speed/speed.csv")]
     pub out: PathBuf,
 }
 

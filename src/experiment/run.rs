@@ -66,9 +66,10 @@ pub struct RunOutcome {
 
 /// How many times the median dimension's standard deviation one embedding dimension may
 /// reach before it is reported. In the 50 SimGRACE CPU runs of
-/// `results/simgrace_cpu_9e293a1.csv` the ratio stayed below 30 in every run of ordinary
-/// accuracy (below 10 in most), and was 2771 and 25499 in the two that lost 4–10 points;
-/// the NCI1 run that lost 5 points in `simgrace_cpu_24769ff.csv` had 69.
+/// `benchmarks/history/accuracy/simgrace_cpu_fused_adam.csv` the ratio stayed below 30 in
+/// every run of ordinary accuracy (below 10 in most), and was 2771 and 25499 in the two
+/// that lost 4–10 points; the NCI1 run that lost 5 points in `simgrace_cpu_fused_layer.csv`
+/// had 69.
 pub const DOMINANCE_RATIO: f64 = 50.0;
 
 /// A warning when one dimension of the `n × d` embeddings has a standard deviation above

@@ -1250,7 +1250,7 @@ fn dataset_size(name: &str) -> (f64, f64, f64) {
 /// nodes + edges × the method's cost per element; the node-level loss is quadratic in the
 /// nodes) plus evaluation (the RBF SVM's grid search grows with the square of the number
 /// of graphs, the linear ones with the number). The factors were fitted to the timings of
-/// `results/graph_ma.csv`; only the ratios between cells matter, to deal shards evenly.
+/// `results/graph_ma/graph_ma.csv`; only the ratios between cells matter, to deal shards evenly.
 pub fn estimated_cost(cfg: &RunConfig) -> f64 {
     let (graphs, nodes, edges) = dataset_size(cfg.dataset.as_str());
     let epochs = cfg.epochs.max(1) as f64;

@@ -1,0 +1,133 @@
+//! The layout of the committed `results/` folder (issue 18 item 5): one folder per
+//! experiment, each with a MANIFEST.md that names the commits its rows came from; no
+//! commit hashes in file names; speed rows and A/B checks live under `benchmarks/`.
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+const DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+fn results() -> PathBuf {
+    Path::new(DIR).join("results")
+}
+
+/// The experiment folders (every entry of `results/` but its README).
+fn experiments() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for e in std::fs::read_dir(results()).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "README.md" {
+            continue;
+        }
+        assert!(
+            e.file_type().unwrap().is_dir(),
+            "results/{name} is not a folder: results/ holds one folder per experiment"
+        );
+        dirs.push(e.path());
+    }
+    dirs.sort();
+    dirs
+}
+
+/// A name part that looks like an abbreviated commit: 7 or more hex digits, with at
+/// least one digit and one letter.
+fn looks_like_a_commit(part: &str) -> bool {
+    part.len() >= 7
+        && part
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        && part.chars().any(|c| c.is_ascii_digit())
+        && part.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+#[test]
+fn the_hash_detector_sees_hashes_and_only_hashes() {
+    assert!(looks_like_a_commit("1b429bb"));
+    assert!(looks_like_a_commit("40900ab60826"));
+    assert!(!looks_like_a_commit("graphcl"));
+    assert!(!looks_like_a_commit("1234567")); // digits only: a count, not a hash
+    assert!(!looks_like_a_commit("facade")); // too short
+}
+
+#[test]
+fn every_experiment_folder_has_a_manifest_and_no_hash_in_file_names() {
+    let dirs = experiments();
+    assert!(dirs.len() >= 10, "{dirs:?}");
+    for dir in &dirs {
+        assert!(
+            dir.join("MANIFEST.md").is_file(),
+            "{} has no MANIFEST.md",
+            dir.display()
+        );
+        for e in std::fs::read_dir(dir).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            for part in name.split(['_', '-', '.']) {
+                assert!(
+                    !looks_like_a_commit(part),
+                    "{}/{name}: commit hashes belong in MANIFEST.md, not in file names",
+                    dir.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_commit_in_the_rows_is_named_in_the_manifest() {
+    let mut checked = 0;
+    for dir in experiments() {
+        let manifest = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().and_then(|x| x.to_str()) != Some("csv") {
+                continue;
+            }
+            let mut rdr = csv::Reader::from_path(&path).unwrap();
+            let Some(col) = rdr
+                .headers()
+                .unwrap()
+                .iter()
+                .position(|h| h == "git_commit")
+            else {
+                continue;
+            };
+            let commits: BTreeSet<String> = rdr
+                .records()
+                .map(|r| r.unwrap()[col].trim_end_matches("-dirty").to_string())
+                .collect();
+            for c in commits {
+                let short = &c[..c.len().min(7)];
+                assert!(
+                    manifest.contains(short),
+                    "{}: rows of commit {c} but MANIFEST.md does not name {short}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} commits checked");
+}
+
+#[test]
+fn speed_rows_are_not_results() {
+    for dir in experiments() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().and_then(|x| x.to_str()) != Some("csv") {
+                continue;
+            }
+            let mut rdr = csv::Reader::from_path(&path).unwrap();
+            let speed = rdr
+                .headers()
+                .unwrap()
+                .iter()
+                .any(|h| h == "sec_per_epoch_median");
+            assert!(
+                !speed,
+                "{}: bench-speed rows go under benchmarks/ (benchmarks/history/README.md)",
+                path.display()
+            );
+        }
+    }
+}
