@@ -16,7 +16,8 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::{adam, embed_encoder, GraphData, GraphMethod};
+use super::optim::Adam;
+use super::{embed_encoder, GraphData, GraphMethod};
 use crate::augment::{augment_views, AugPolicy, GraphAug};
 use crate::error::Result;
 use crate::experiment::config::{Augmenter, RunConfig};
@@ -31,7 +32,7 @@ pub struct ViewLearner {
     pub vs: nn::VarStore,
     pub encoder: GinEncoder,
     pub edge_mlp: Mlp,
-    opt: nn::Optimizer,
+    opt: Adam,
 }
 
 impl ViewLearner {
@@ -88,7 +89,7 @@ pub struct AdGcl {
     pub vs: nn::VarStore,
     pub encoder: GinEncoder,
     pub projector: Mlp,
-    opt: nn::Optimizer,
+    opt: Adam,
     /// The learned augmenter (AD-GCL); `None` with the fixed augmenter (and under MA).
     pub view: Option<ViewLearner>,
     policy: AugPolicy,
@@ -136,7 +137,7 @@ impl AdGcl {
         let encoder = encoder_in(&(vs.root() / "encoder"));
         let h = cfg.hidden as i64;
         let projector = Mlp::new(vs.root() / "projector", h, h, h, Init::XavierZeroBias);
-        let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
+        let opt = Adam::new(&vs, cfg.lr, cfg.weight_decay)?;
         // Left out, the augmenter is fixed under MA and learned without (`normalise`).
         let fixed = match ad.augmenter {
             Some(a) => a == Augmenter::Fixed,
@@ -154,7 +155,7 @@ impl AdGcl {
                 1,
                 Init::XavierZeroBias,
             );
-            let vopt = adam(&vvs, ad.view_lr, 0.0)?;
+            let vopt = Adam::new(&vvs, ad.view_lr, 0.0)?;
             Some(ViewLearner {
                 vs: vvs,
                 encoder: venc,

@@ -9,7 +9,8 @@ use std::time::Instant;
 use tch::nn;
 use tch::{Device, Kind, Tensor};
 
-use super::{adam, check_loss, progress_bar, TrainLog};
+use super::optim::Adam;
+use super::{check_loss, progress_bar, TrainLog};
 use crate::augment::{drop_directed_edges, feature_column_mask};
 use crate::data::{NodeDataset, Split};
 use crate::error::{Error, Result};
@@ -25,7 +26,7 @@ pub struct NodeModel {
     pub vs: nn::VarStore,
     pub encoder: GcnEncoder,
     pub projector: Option<NodeProjector>,
-    opt: nn::Optimizer,
+    opt: Adam,
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
     node: NodeConfig,
@@ -92,7 +93,7 @@ impl NodeModel {
                 node.proj_hidden as i64,
             )
         });
-        let opt = adam(&vs, cfg.lr, cfg.weight_decay)?;
+        let opt = Adam::new(&vs, cfg.lr, cfg.weight_decay)?;
         let mut src = Vec::with_capacity(2 * ds.edges.len());
         let mut dst = Vec::with_capacity(2 * ds.edges.len());
         for &(u, v) in &ds.edges {
@@ -429,7 +430,7 @@ pub fn logreg_accuracy(
         num_classes as i64,
         crate::nn::Init::XavierZeroBias,
     );
-    let mut opt = adam(&vs, 0.01, 0.0)?;
+    let mut opt = Adam::new(&vs, 0.01, 0.0)?;
     let (ztr, ytr) = (z.index_select(0, &tr), y.index_select(0, &tr));
     let acc = |rows: &Tensor| -> f64 {
         tch::no_grad(|| {
@@ -464,7 +465,7 @@ pub fn logreg_accuracy(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::data::CsrMatrix;
     use crate::experiment::config::{MethodName, RunSpec};
