@@ -1,16 +1,17 @@
-//! Safe wrappers around `csrc/kernels.cpp` (compiled by `build.rs` against libtorch's
-//! headers): the CPU autograd kernels (sparse product, batch norm, a fused GIN layer) and
-//! a sparse product for any device, which take and return ordinary tch tensors and take
-//! part in autograd like built-in operations; GraphCL's CPU step in plain code without
-//! autograd ([`view_forward`] / [`ViewTape::backward`] for a view, [`info_nce`] for the
-//! loss); and an asynchronous read-back of a scalar. The same library answers MKL's
-//! vendor check (`csrc/kernels.cpp`, 4.; checked by this module's tests).
+//! Operation-level kernels (`csrc/kernels.cpp`, compiled by `build.rs` against libtorch's
+//! headers) behind safe wrappers: the sparse product (CSR on the CPU, libtorch's sparse
+//! tensors on any device), training-mode batch norm and the GraphCL-style GIN layer's
+//! MLP + batch norm. Each is a libtorch autograd function with its forward and backward
+//! side by side; each wrapper chooses the kernel by device and kind, and otherwise (other
+//! devices or kinds, or on request: [`with_reference_ops`]) runs the same operation as
+//! plain libtorch operators. The model is written once, in `crate::nn`, in terms of these
+//! operations. Also here: an asynchronous read-back of a scalar, and MKL's vendor check
+//! (`csrc/kernels.cpp`, 4.; checked by this module's tests).
+use std::cell::Cell;
 use std::os::raw::c_char;
 
 use tch::{Device, Kind, Tensor};
 use torch_sys::C_tensor;
-
-use crate::loss::InfoNceParams;
 
 /// Opaque handle of a value being copied back (`csrc/kernels.cpp`).
 #[repr(C)]
@@ -18,50 +19,7 @@ struct PendingScalarRaw {
     _private: [u8; 0],
 }
 
-/// Opaque handle of a view's forward state (`csrc/kernels.cpp`, 5.).
-#[repr(C)]
-struct ViewTapeRaw {
-    _private: [u8; 0],
-}
-
 extern "C" {
-    #[allow(clippy::too_many_arguments)]
-    fn magcl_view_forward(
-        t: *const *const C_tensor,
-        layers: i64,
-        steps: *const i64,
-        steps_len: i64,
-        self_scale: f64,
-        bn_eps: f64,
-        z: *mut *mut C_tensor,
-        stats: *mut *mut C_tensor,
-        err: *mut c_char,
-        err_len: usize,
-    ) -> *mut ViewTapeRaw;
-    fn magcl_view_backward(
-        v: *const ViewTapeRaw,
-        dz: *const C_tensor,
-        grads: *mut *mut C_tensor,
-        err: *mut c_char,
-        err_len: usize,
-    ) -> i32;
-    fn magcl_view_free(v: *mut ViewTapeRaw);
-
-    #[allow(clippy::too_many_arguments)]
-    fn magcl_info_nce(
-        z1: *const C_tensor,
-        z2: *const C_tensor,
-        temperature: f64,
-        positive_in_denominator: i32,
-        symmetric: i32,
-        intra: i32,
-        value: *mut f64,
-        g1: *mut *mut C_tensor,
-        g2: *mut *mut C_tensor,
-        err: *mut c_char,
-        err_len: usize,
-    ) -> i32;
-
     fn magcl_read_later(
         t: *const C_tensor,
         err: *mut c_char,
@@ -202,18 +160,72 @@ pub fn sparse_mm(x: &Tensor, a: &Tensor, at: &Tensor) -> Tensor {
     take(out, &err, "sparse product")
 }
 
-/// Training-mode batch normalisation of the rows of a CPU f32 `N × C` matrix with
-/// PyTorch's semantics (biased variance to normalise; the running statistics, updated in
-/// place, use the unbiased one).
+thread_local! {
+    /// Whether this thread runs every operation as plain libtorch operators.
+    static REFERENCE_OPS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether operations started on this thread run as plain libtorch operators (the
+/// reference form) instead of their kernels: see [`with_reference_ops`].
+pub fn reference_ops() -> bool {
+    REFERENCE_OPS.with(|c| c.get())
+}
+
+/// Runs `f` with every operation of this module, the sparse products
+/// ([`crate::graph::SparseMatrix::mm`]), the contrastive loss ([`crate::loss::InfoNce`])
+/// and the optimiser ([`crate::methods::optim::Adam`], when built inside `f`) in their
+/// reference form: plain libtorch operators and libtorch's autograd, on every device. The
+/// model code is the same either way; what changes is how each operation computes. The
+/// differential tests train every method both ways and compare. The setting is per
+/// thread (tests run in parallel) and restored afterwards, also on a panic.
+pub fn with_reference_ops<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REFERENCE_OPS.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(REFERENCE_OPS.with(|c| c.replace(true)));
+    f()
+}
+
+/// Whether `x` is what the CPU kernels of this module take: a CPU f32 `N × C` matrix with
+/// at least two rows (training-mode batch norm needs two), and kernels are not turned off.
+fn cpu_kernel_applies(x: &Tensor) -> bool {
+    !reference_ops()
+        && x.device() == Device::Cpu
+        && x.kind() == Kind::Float
+        && x.dim() == 2
+        && x.size()[0] > 1
+}
+
+/// Training-mode batch normalisation of the rows of an `N × C` matrix with PyTorch's
+/// semantics (biased variance to normalise; the running statistics, updated in place with
+/// `momentum`, use the unbiased one). On the CPU (f32, affine) one kernel (`csrc`, 2.);
+/// otherwise libtorch's batch norm.
 pub fn batch_norm_train(
     x: &Tensor,
-    weight: &Tensor,
-    bias: &Tensor,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
     running_mean: &Tensor,
     running_var: &Tensor,
     momentum: f64,
     eps: f64,
 ) -> Tensor {
+    let (Some(weight), Some(bias)) = (weight, bias) else {
+        return batch_norm_libtorch(x, weight, bias, running_mean, running_var, momentum, eps);
+    };
+    if !cpu_kernel_applies(x) {
+        return batch_norm_libtorch(
+            x,
+            Some(weight),
+            Some(bias),
+            running_mean,
+            running_var,
+            momentum,
+            eps,
+        );
+    }
     let mut err = [0 as c_char; 512];
     // SAFETY: as for `csr_matmul`; the running buffers are updated in place through
     // their (shared) storage, which is what PyTorch's batch norm does too.
@@ -233,29 +245,73 @@ pub fn batch_norm_train(
     take(out, &err, "batch norm")
 }
 
-/// The parameters of a [`gin_mlp_bn`] layer, and the buffers its batch norm's running
-/// estimates go to.
+/// [`batch_norm_train`]'s reference form: libtorch's batch norm in training mode.
+fn batch_norm_libtorch(
+    x: &Tensor,
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    running_mean: &Tensor,
+    running_var: &Tensor,
+    momentum: f64,
+    eps: f64,
+) -> Tensor {
+    Tensor::batch_norm(
+        x,
+        weight,
+        bias,
+        Some(running_mean),
+        Some(running_var),
+        true,
+        momentum,
+        eps,
+        true,
+    )
+}
+
+/// The parameters of a [`gin_mlp_bn`] layer (its MLP's two linear layers, weights
+/// `out × in`, and its batch norm's scale and shift), and the buffers its batch norm's
+/// running estimates go to.
 pub struct GinMlpBnParams<'a> {
-    pub layer: LayerParams<'a>,
+    pub w1: &'a Tensor,
+    pub b1: Option<&'a Tensor>,
+    pub w2: &'a Tensor,
+    pub b2: Option<&'a Tensor>,
+    pub gamma: Option<&'a Tensor>,
+    pub beta: Option<&'a Tensor>,
     pub running_mean: &'a Tensor,
     pub running_var: &'a Tensor,
 }
 
-/// `BN(ReLU(ReLU(x·W1ᵀ + b1)·W2ᵀ + b2))` in training mode for a CPU f32 `N × C` matrix,
-/// as one autograd node (a GraphCL-style GIN layer after its propagation; batch norm with
-/// [`batch_norm_train`]'s semantics, running estimates updated in place with `momentum`).
+/// `BN(ReLU(ReLU(x·W1ᵀ + b1)·W2ᵀ + b2))` in training mode, a GraphCL-style GIN layer
+/// after its propagation (batch norm with [`batch_norm_train`]'s semantics, running
+/// estimates updated in place with `momentum`). On the CPU (f32, biases and an affine
+/// batch norm) one autograd node (`csrc`, 2b); otherwise the same as libtorch operators.
 pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -> Tensor {
+    let (Some(b1), Some(b2), Some(gamma), Some(beta), true) =
+        (p.b1, p.b2, p.gamma, p.beta, cpu_kernel_applies(x))
+    else {
+        let h = x.linear(p.w1, p.b1).relu().linear(p.w2, p.b2).relu();
+        return batch_norm_train(
+            &h,
+            p.gamma,
+            p.beta,
+            p.running_mean,
+            p.running_var,
+            momentum,
+            eps,
+        );
+    };
     let mut err = [0 as c_char; 512];
     // SAFETY: as for `batch_norm_train`.
     let out = unsafe {
         magcl_gin_mlp_bn(
             x.as_ptr(),
-            p.layer.w1.as_ptr(),
-            p.layer.b1.as_ptr(),
-            p.layer.w2.as_ptr(),
-            p.layer.b2.as_ptr(),
-            p.layer.gamma.as_ptr(),
-            p.layer.beta.as_ptr(),
+            p.w1.as_ptr(),
+            b1.as_ptr(),
+            p.w2.as_ptr(),
+            b2.as_ptr(),
+            gamma.as_ptr(),
+            beta.as_ptr(),
             p.running_mean.as_ptr(),
             p.running_var.as_ptr(),
             momentum,
@@ -265,190 +321,6 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
         )
     };
     take(out, &err, "GIN layer")
-}
-
-/// One step of a layer's propagation in a [`view_forward`] pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PropStep {
-    /// z ← F·z.
-    Filter,
-    /// z ← A·z + (1 + ε)·z.
-    Aggregate,
-}
-
-/// The parameters of one GraphCL-style GIN layer: its MLP's two linear layers (weights
-/// `out × in`, biases) and its batch norm's scale and shift.
-pub struct LayerParams<'a> {
-    pub w1: &'a Tensor,
-    pub b1: &'a Tensor,
-    pub w2: &'a Tensor,
-    pub b2: &'a Tensor,
-    pub gamma: &'a Tensor,
-    pub beta: &'a Tensor,
-}
-
-/// Everything one view of a GraphCL step reads: node features, the sparse matrices as CSR
-/// arrays with their transposes (A, F when a step filters, and the pooling matrix P), the
-/// layers with their propagation steps, and the head (`[W1, b1, W2, b2]`).
-pub struct ViewInputs<'a> {
-    pub x: &'a Tensor,
-    pub adjacency: (CsrArrays<'a>, CsrArrays<'a>),
-    pub filter: Option<(CsrArrays<'a>, CsrArrays<'a>)>,
-    pub pooling: (CsrArrays<'a>, CsrArrays<'a>),
-    pub layers: Vec<(LayerParams<'a>, Vec<PropStep>)>,
-    pub head: [&'a Tensor; 4],
-    /// 1 + ε of the GIN aggregation.
-    pub self_scale: f64,
-    pub bn_eps: f64,
-}
-
-/// A view's forward state, kept for [`ViewTape::backward`] (and its layer count).
-pub struct ViewTape(*mut ViewTapeRaw, usize);
-
-/// What [`view_forward`] returns: the head's output (no autograd history), each layer's
-/// batch mean and unbiased variance (for the running estimates), and the tape.
-pub type ViewOutput = (Tensor, Vec<(Tensor, Tensor)>, ViewTape);
-
-/// A GraphCL view's forward pass (GIN layers in training mode with their batch statistics
-/// held back, per-layer sum pooling, concatenation, head) in `csrc/kernels.cpp` (5.),
-/// without autograd; [`ViewTape::backward`] then gives the parameter gradients. Numbers
-/// are the same bits as the same model through libtorch's autograd (tested in
-/// `methods::graphcl`). Panics on inconsistent shapes.
-pub fn view_forward(v: &ViewInputs<'_>) -> ViewOutput {
-    let csr = |t: &mut Vec<*const C_tensor>, c: Option<&CsrArrays<'_>>| match c {
-        Some(c) => t.extend([c.rowptr.as_ptr(), c.col.as_ptr(), c.val.as_ptr()]),
-        None => t.extend([std::ptr::null(); 3]),
-    };
-    let mut t: Vec<*const C_tensor> = vec![v.x.as_ptr()];
-    csr(&mut t, Some(&v.adjacency.0));
-    csr(&mut t, Some(&v.adjacency.1));
-    csr(&mut t, v.filter.as_ref().map(|f| &f.0));
-    csr(&mut t, v.filter.as_ref().map(|f| &f.1));
-    csr(&mut t, Some(&v.pooling.0));
-    csr(&mut t, Some(&v.pooling.1));
-    let mut steps = Vec::new();
-    for (p, s) in &v.layers {
-        t.extend([p.w1, p.b1, p.w2, p.b2, p.gamma, p.beta].map(|w| w.as_ptr()));
-        steps.push(s.len() as i64);
-        steps.extend(s.iter().map(|&s| i64::from(s == PropStep::Aggregate)));
-    }
-    t.extend(v.head.map(|w| w.as_ptr()));
-    let layers = v.layers.len();
-    let mut z: *mut C_tensor = std::ptr::null_mut();
-    let mut stats: Vec<*mut C_tensor> = vec![std::ptr::null_mut(); 2 * layers];
-    let mut err = [0 as c_char; 512];
-    // SAFETY: every pointer in `t` is a live tensor (or null where the C++ side expects an
-    // absent matrix) borrowed for the call; `steps` and `stats` have the lengths passed.
-    // The C++ side keeps reference-counted handles, never the pointers.
-    let tape = unsafe {
-        magcl_view_forward(
-            t.as_ptr(),
-            layers as i64,
-            steps.as_ptr(),
-            steps.len() as i64,
-            v.self_scale,
-            v.bn_eps,
-            &mut z,
-            stats.as_mut_ptr(),
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    if tape.is_null() {
-        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
-        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
-        panic!("view forward failed: {}", msg.to_string_lossy());
-    }
-    // SAFETY: on success `z` and every entry of `stats` are fresh heap tensors we own.
-    let (z, stats) = unsafe {
-        let s: Vec<Tensor> = stats.into_iter().map(|p| Tensor::from_ptr(p)).collect();
-        let mut it = s.into_iter();
-        let pairs = (0..layers)
-            .map(|_| (it.next().expect("mean"), it.next().expect("variance")))
-            .collect();
-        (Tensor::from_ptr(z), pairs)
-    };
-    (z, stats, ViewTape(tape, layers))
-}
-
-// SAFETY: the tape owns reference-counted libtorch tensors, which may move between
-// threads; nothing in it is tied to the thread that made it. (`backward` only reads it.)
-unsafe impl Send for ViewTape {}
-
-impl ViewTape {
-    /// The parameter gradients for the gradient `dz` of the head's output: per layer W1,
-    /// b1, W2, b2, γ, β, then the head's W1, b1, W2, b2.
-    pub fn backward(&self, dz: &Tensor) -> Vec<Tensor> {
-        let mut grads: Vec<*mut C_tensor> = vec![std::ptr::null_mut(); 6 * self.1 + 4];
-        let mut err = [0 as c_char; 512];
-        // SAFETY: the tape is live; `grads` has room for every gradient the C++ side writes
-        // (6 per layer of the tape plus 4).
-        let rc = unsafe {
-            magcl_view_backward(
-                self.0,
-                dz.as_ptr(),
-                grads.as_mut_ptr(),
-                err.as_mut_ptr(),
-                err.len(),
-            )
-        };
-        if rc != 0 {
-            // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
-            let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
-            panic!("view backward failed: {}", msg.to_string_lossy());
-        }
-        // SAFETY: on success every entry is a fresh heap tensor we own.
-        grads
-            .into_iter()
-            .map(|p| unsafe { Tensor::from_ptr(p) })
-            .collect()
-    }
-}
-
-impl Drop for ViewTape {
-    fn drop(&mut self) {
-        // SAFETY: the handle came from `magcl_view_forward` and is freed once.
-        unsafe { magcl_view_free(self.0) }
-    }
-}
-
-/// The contrastive loss of CPU f32 projections `z1`, `z2` (`n × d`, rows paired) under
-/// `cfg`, and its gradients with respect to both, in plain code (`csrc/kernels.cpp`, 6.):
-/// [`crate::loss::InfoNce`]'s formulas without libtorch's per-operation cost. Panics on
-/// other shapes or devices, and without inter-view negatives (which it always includes;
-/// its callers take the libtorch path then).
-pub fn info_nce(z1: &Tensor, z2: &Tensor, cfg: &InfoNceParams) -> (f64, Tensor, Tensor) {
-    assert!(
-        cfg.inter_view_negatives,
-        "the plain-code contrastive loss always includes inter-view negatives"
-    );
-    let mut value = 0.0f64;
-    let (mut g1, mut g2): (*mut C_tensor, *mut C_tensor) =
-        (std::ptr::null_mut(), std::ptr::null_mut());
-    let mut err = [0 as c_char; 512];
-    // SAFETY: both tensors are live for the call; the outputs are written on success only.
-    let rc = unsafe {
-        magcl_info_nce(
-            z1.as_ptr(),
-            z2.as_ptr(),
-            cfg.temperature,
-            i32::from(cfg.positive_in_denominator),
-            i32::from(cfg.symmetric),
-            i32::from(cfg.intra_view_negatives),
-            &mut value,
-            &mut g1,
-            &mut g2,
-            err.as_mut_ptr(),
-            err.len(),
-        )
-    };
-    if rc != 0 {
-        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
-        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
-        panic!("contrastive loss failed: {}", msg.to_string_lossy());
-    }
-    // SAFETY: on success both are fresh heap tensors we own.
-    unsafe { (value, Tensor::from_ptr(g1), Tensor::from_ptr(g2)) }
 }
 
 /// The elements of a contiguous f32 CPU tensor, or `None` for any other tensor.

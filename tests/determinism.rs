@@ -153,23 +153,3 @@ fn node_model_repeats_exactly() {
         );
     }
 }
-
-/// GraphCL's CPU step runs its two views on two threads with one libtorch thread each
-/// (`methods::views`), and on one thread the same tasks one after the other: the numbers
-/// do not depend on which.
-#[test]
-fn graphcl_gives_the_same_numbers_at_one_and_two_threads() {
-    let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "--method",
-        "graphcl",
-        "--dataset",
-        "synthetic",
-        "--epochs",
-        "3",
-        "--seed",
-        "4",
-        "--ma",
-    ];
-    assert_eq!(run(&args, 1, dir.path()), run(&args, 2, dir.path()));
-}

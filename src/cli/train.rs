@@ -123,9 +123,7 @@ pub struct TrainArgs {
     /// auto (CUDA when available) | cpu | cuda | cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. A GraphCL
-    /// step on the CPU runs its two views side by side with half of them each (same numbers
-    /// at 1 and 2 threads). At most 256 (or the number of cores, where larger). The count is
+    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. At most 256 (or the number of cores, where larger). The count is
     /// recorded in the run's config. Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that
     /// a busy machine costs a share of the CPU, not minutes) unless GOMP_SPINCOUNT or
     /// OMP_WAIT_POLICY is set: see docs/performance.md.

@@ -8,7 +8,7 @@
 //! On CUDA (and for non-f32 features) libtorch's sparse CSR tensor is used.
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{csr_matmul, csr_matmul_rounded, sparse_mm, CsrArrays};
+use crate::kernels::{csr_matmul, csr_matmul_rounded, reference_ops, sparse_mm, CsrArrays};
 
 /// CSR arrays: row pointers, column indices (both i64) and f32 values.
 struct Csr {
@@ -183,12 +183,16 @@ impl SparseMatrix {
         }
     }
 
-    /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`).
+    /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`): for f32
+    /// features one of `csrc/kernels.cpp`'s autograd functions (the CSR row loop on the
+    /// CPU, libtorch's sparse product with a prepared transpose elsewhere); for other kinds,
+    /// and under [`crate::kernels::with_reference_ops`], libtorch's own sparse product.
     pub fn mm(&self, x: &Tensor) -> Tensor {
+        let kernel = x.kind() == Kind::Float && !reference_ops();
         match &self.repr {
-            Repr::Torch { a, at } if x.kind() == Kind::Float => sparse_mm(x, a, at),
+            Repr::Torch { a, at } if kernel => sparse_mm(x, a, at),
             Repr::Torch { a, .. } => a.to_kind(x.kind()).mm(x),
-            Repr::Cpu { a, at } if x.kind() == Kind::Float && x.device() == Device::Cpu => {
+            Repr::Cpu { a, at } if kernel && x.device() == Device::Cpu => {
                 if self.rounded {
                     csr_matmul_rounded(x, &a.arrays(), &at.arrays())
                 } else {
@@ -205,15 +209,6 @@ impl SparseMatrix {
                 );
                 t.mm(x)
             }
-        }
-    }
-
-    /// The CSR arrays of the matrix and of its transpose, when it lives on the CPU in that
-    /// form (what `csrc/kernels.cpp` reads directly).
-    pub fn cpu_csr(&self) -> Option<(CsrArrays<'_>, CsrArrays<'_>)> {
-        match &self.repr {
-            Repr::Cpu { a, at } => Some((a.arrays(), at.arrays())),
-            Repr::Torch { .. } => None,
         }
     }
 

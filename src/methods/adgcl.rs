@@ -16,8 +16,9 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
+use super::optim::Adam;
 use super::registry::MethodEntry;
-use super::{adam, embed_encoder, GraphData, GraphMethod};
+use super::{embed_encoder, GraphData, GraphMethod};
 use super::{Checked, GraphRunner, MethodParams, Selection};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
@@ -87,7 +88,7 @@ pub struct ViewLearner {
     pub vs: nn::VarStore,
     pub encoder: GinEncoder,
     pub edge_mlp: Mlp,
-    opt: nn::Optimizer,
+    opt: Adam,
 }
 
 impl ViewLearner {
@@ -144,7 +145,7 @@ pub struct AdGcl {
     pub vs: nn::VarStore,
     pub encoder: GinEncoder,
     pub projector: Mlp,
-    opt: nn::Optimizer,
+    opt: Adam,
     /// The learned augmenter (AD-GCL); `None` with the fixed augmenter (and under MA).
     pub view: Option<ViewLearner>,
     policy: Box<dyn Augmentor>,
@@ -201,7 +202,7 @@ impl AdGcl {
         let encoder = encoder_in(&(vs.root() / "encoder"));
         let h = p.gin.hidden as i64;
         let projector = Mlp::new(vs.root() / "projector", h, h, h, Init::XavierZeroBias);
-        let opt = adam(&vs, p.train.lr, p.train.weight_decay)?;
+        let opt = Adam::new(&vs, p.train.lr, p.train.weight_decay)?;
         // Left out, the augmenter is fixed under MA and learned without (`normalise`).
         let fixed = match ad.augmenter {
             Some(a) => a == Augmenter::Fixed,
@@ -219,7 +220,7 @@ impl AdGcl {
                 1,
                 Init::XavierZeroBias,
             );
-            let vopt = adam(&vvs, ad.view_lr, 0.0)?;
+            let vopt = Adam::new(&vvs, ad.view_lr, 0.0)?;
             Some(ViewLearner {
                 vs: vvs,
                 encoder: venc,

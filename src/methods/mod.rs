@@ -11,23 +11,21 @@ use tch::{Device, Tensor};
 use crate::augment::AugParams;
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView};
-use crate::kernels::{self, LayerParams, PropStep, ViewInputs, ViewTape};
 use crate::loss::InfoNceParams;
 use crate::ma::MaParams;
-use crate::nn::mlp::{BatchStats, BN_EPS};
-use crate::nn::ops::propagation_steps;
 use crate::nn::GinParams;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
 use crate::rng::{self, streams};
 
 pub mod adgcl;
+#[cfg(test)]
+mod differential;
 pub mod graphcl;
 pub mod node;
 pub mod optim;
 pub mod registry;
 pub mod simgrace;
-pub mod views;
 
 /// A graph-classification dataset ready for training: one view per graph (features
 /// attached) and the class labels.
@@ -393,103 +391,6 @@ impl Tower {
             .forward(&self.encoder.forward(g, schedule, train).graph)
     }
 
-    /// [`Self::project`] in training mode with the batch-norm statistics held back (see
-    /// [`views`]).
-    pub fn project_deferred(&self, g: &GraphTensors, schedule: &[usize]) -> views::ViewForward {
-        let (out, stats) = self.encoder.forward_deferred(g, schedule);
-        (self.projector.forward(&out.graph), stats)
-    }
-
-    /// The tower's parameters in the order of [`crate::kernels::ViewTape::backward`]'s
-    /// gradients: per layer W1, b1, W2, b2, γ, β, then the head's W1, b1, W2, b2. `None`
-    /// when a layer lacks a bias or an affine batch norm (the plain-code view needs them).
-    pub fn view_parameters(&self) -> Option<Vec<&Tensor>> {
-        let mut out = Vec::new();
-        for (conv, bn) in self.encoder.convs.iter().zip(&self.encoder.bns) {
-            out.extend([
-                &conv.l1.ws,
-                conv.l1.bs.as_ref()?,
-                &conv.l2.ws,
-                conv.l2.bs.as_ref()?,
-                bn.ws.as_ref()?,
-                bn.bs.as_ref()?,
-            ]);
-        }
-        let h = &self.projector;
-        out.extend([&h.l1.ws, h.l1.bs.as_ref()?, &h.l2.ws, h.l2.bs.as_ref()?]);
-        Some(out)
-    }
-
-    /// [`Self::project_deferred`] as plain code without autograd (`csrc/kernels.cpp`, 5.):
-    /// the projected embeddings (no autograd history), the batch statistics, and the tape
-    /// whose [`crate::kernels::ViewTape::backward`] gives the parameter gradients in
-    /// [`Self::view_parameters`]' order. The same numbers as the autograd form, bit for
-    /// bit. `None` where that form does not apply: not the CPU or not f32, edge weights,
-    /// an AD-GCL-style encoder, fewer than two nodes (training-mode batch norm needs two
-    /// rows), or a layer without biases.
-    pub fn view_forward(
-        &self,
-        g: &GraphTensors,
-        schedule: &[usize],
-    ) -> Option<(Tensor, Vec<BatchStats>, ViewTape)> {
-        let enc = &self.encoder;
-        if enc.style != GinStyle::GraphCl
-            || g.device() != Device::Cpu
-            || g.x.kind() != tch::Kind::Float
-            || g.edge_weight.is_some()
-            || g.num_nodes < 2
-            || schedule.len() != enc.layers()
-        {
-            return None;
-        }
-        let steps: Vec<Vec<PropStep>> = schedule
-            .iter()
-            .map(|&k| propagation_steps(k, enc.mode))
-            .collect();
-        let filter = steps
-            .iter()
-            .flatten()
-            .any(|s| *s == PropStep::Filter)
-            .then(|| g.filter_matrix(enc.pi));
-        let filter = match &filter {
-            Some(f) => Some(f.cpu_csr()?),
-            None => None,
-        };
-        let params = self.view_parameters()?;
-        let layers = params
-            .chunks(6)
-            .zip(steps)
-            .map(|(p, s)| {
-                let lp = LayerParams {
-                    w1: p[0],
-                    b1: p[1],
-                    w2: p[2],
-                    b2: p[3],
-                    gamma: p[4],
-                    beta: p[5],
-                };
-                (lp, s)
-            })
-            .collect();
-        let n = params.len();
-        let inputs = ViewInputs {
-            x: &g.x,
-            adjacency: g.adjacency().cpu_csr()?,
-            filter,
-            pooling: g.pooling().cpu_csr()?,
-            layers,
-            head: [params[n - 4], params[n - 3], params[n - 2], params[n - 1]],
-            self_scale: 1.0 + enc.eps,
-            bn_eps: BN_EPS,
-        };
-        let (z, stats, tape) = kernels::view_forward(&inputs);
-        let stats = stats
-            .into_iter()
-            .map(|(m, v)| BatchStats::from_parts(m, v))
-            .collect();
-        Some((z, stats, tape))
-    }
-
     /// Embeddings of all graphs from the evaluation encoder in evaluation mode.
     pub fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
@@ -536,16 +437,6 @@ pub fn embed_in_chunks(
         )));
     }
     Ok((v, d))
-}
-
-/// Adam as the references configure it (β = (0.9, 0.999), ε = 1e-8, L2 weight decay).
-pub fn adam(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<nn::Optimizer> {
-    use tch::nn::OptimizerConfig;
-    Ok(nn::Adam {
-        wd: weight_decay,
-        ..Default::default()
-    }
-    .build(vs, lr)?)
 }
 
 /// Trainable variables of `vs` whose names start with `prefix`, sorted by name (so that

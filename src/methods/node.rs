@@ -9,8 +9,9 @@ use std::time::Instant;
 use tch::nn;
 use tch::{Device, Kind, Tensor};
 
+use super::optim::Adam;
 use super::registry::MethodEntry;
-use super::{adam, check_loss, progress_bar, TrainLog};
+use super::{check_loss, progress_bar, TrainLog};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use crate::augment::{drop_directed_edges, feature_column_mask};
 use crate::data::{NodeDataset, Split};
@@ -117,7 +118,7 @@ pub struct NodeModel {
     pub vs: nn::VarStore,
     pub encoder: GcnEncoder,
     pub projector: Option<NodeProjector>,
-    opt: nn::Optimizer,
+    opt: Adam,
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
     node: NodeParams,
@@ -184,7 +185,7 @@ impl NodeModel {
                 node.proj_hidden as i64,
             )
         });
-        let opt = adam(&vs, p.train.lr, p.train.weight_decay)?;
+        let opt = Adam::new(&vs, p.train.lr, p.train.weight_decay)?;
         let mut src = Vec::with_capacity(2 * ds.edges.len());
         let mut dst = Vec::with_capacity(2 * ds.edges.len());
         for &(u, v) in &ds.edges {
@@ -592,7 +593,7 @@ pub fn logreg_accuracy(
         num_classes as i64,
         crate::nn::Init::XavierZeroBias,
     );
-    let mut opt = adam(&vs, 0.01, 0.0)?;
+    let mut opt = Adam::new(&vs, 0.01, 0.0)?;
     let (ztr, ytr) = (z.index_select(0, &tr), y.index_select(0, &tr));
     let acc = |rows: &Tensor| -> f64 {
         tch::no_grad(|| {
@@ -627,7 +628,7 @@ pub fn logreg_accuracy(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::data::CsrMatrix;
     use crate::experiment::config::{MethodName, RunConfig, RunSpec};

@@ -1,11 +1,14 @@
-//! Adam for GraphCL and SimGRACE: libtorch's optimiser on a GPU, and on the CPU one pass
-//! over each parameter's memory.
+//! Adam, the one optimiser of every method (`torch.optim.Adam` as the references
+//! configure it), as an operation specialised by device: on the CPU one pass over each
+//! parameter's memory, elsewhere (and under [`crate::kernels::with_reference_ops`])
+//! libtorch's Adam.
 //!
 //! libtorch's Adam issues about ten tensor operations per parameter and step; a GraphCL
 //! tower has 22 small parameters, so on the CPU the optimiser step cost 0.4–0.8 ms of a
-//! 6–9 ms MUTAG step (`examples/graph_profile.rs`, dev box). The fused form computes the same update per element (same formula
-//! and order, f32 arithmetic; libtorch's vector kernels may round its multiply-adds
-//! differently, so results agree to rounding, not bit for bit).
+//! 6–9 ms MUTAG step (`examples/graph_profile.rs`). The fused form computes the same
+//! update per element (same formula and order, f32 arithmetic; libtorch's vector kernels
+//! may round its multiply-adds differently, so results agree to rounding, not bit for
+//! bit).
 use tch::{nn, Kind, Tensor};
 
 use crate::error::Result;
@@ -24,14 +27,36 @@ pub enum Adam {
 
 impl Adam {
     /// Adam over the trainable variables of `vs`: fused when they are all contiguous f32
-    /// CPU tensors, libtorch's otherwise.
+    /// CPU tensors, libtorch's otherwise (and in [`crate::kernels::with_reference_ops`]).
     pub fn new(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<Adam> {
         let params = vs.trainable_variables();
-        let fusable = params.iter().all(|p| cpu_f32(p).is_some());
+        let fusable =
+            !crate::kernels::reference_ops() && params.iter().all(|p| cpu_f32(p).is_some());
         if fusable {
             Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay)))
         } else {
-            Ok(Adam::Libtorch(super::adam(vs, lr, weight_decay)?))
+            Ok(Adam::Libtorch(Self::libtorch(vs, lr, weight_decay)?))
+        }
+    }
+
+    /// libtorch's Adam with the references' settings.
+    fn libtorch(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<nn::Optimizer> {
+        use tch::nn::OptimizerConfig;
+        Ok(nn::Adam {
+            beta1: BETA1,
+            beta2: BETA2,
+            eps: EPS,
+            wd: weight_decay,
+            amsgrad: false,
+        }
+        .build(vs, lr)?)
+    }
+
+    /// Sets the learning rate of every parameter.
+    pub fn set_lr(&mut self, lr: f64) {
+        match self {
+            Adam::Libtorch(o) => o.set_lr(lr),
+            Adam::Fused(f) => f.lr = lr,
         }
     }
 
@@ -150,7 +175,9 @@ mod tests {
             vs2.copy(&vs1).unwrap();
             let mut fused = Adam::new(&vs1, 0.05, wd).unwrap();
             assert!(matches!(fused, Adam::Fused(_)));
-            let mut torch = Adam::Libtorch(crate::methods::adam(&vs2, 0.05, wd).unwrap());
+            let mut torch =
+                crate::kernels::with_reference_ops(|| Adam::new(&vs2, 0.05, wd)).unwrap();
+            assert!(matches!(torch, Adam::Libtorch(_)));
             let x = Tensor::randn([5, 6], (Kind::Float, Device::Cpu));
             for step in 0..6 {
                 for (opt, w, b) in [(&mut fused, &w1, &b1), (&mut torch, &w2, &b2)] {

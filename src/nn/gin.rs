@@ -2,7 +2,7 @@
 use tch::nn::{self, Module};
 use tch::Tensor;
 
-use super::mlp::{apply_batch_norm, batch_norm, mlp_relu_batch_norm, BatchStats, Init, Mlp};
+use super::mlp::{apply_batch_norm, batch_norm, mlp_relu_batch_norm, Init, Mlp};
 use super::ops::{gin_propagate, sum_pool};
 use crate::graph::GraphTensors;
 use crate::nn::GinMode;
@@ -16,29 +16,6 @@ pub enum GinStyle {
     /// AD-GCL: conv → BN → ReLU (no ReLU after the last layer); graph embedding = sum pool
     /// of the last layer (`hidden` dims).
     AdGcl,
-}
-
-/// What a forward pass does with batch norm.
-enum BnMode<'a> {
-    Eval,
-    /// Training mode, running estimates updated in place.
-    Train,
-    /// Training mode, batch statistics collected here instead.
-    Defer(&'a mut Vec<BatchStats>),
-}
-
-impl BnMode<'_> {
-    fn batch_norm(&mut self, bn: &nn::BatchNorm, z: &Tensor) -> Tensor {
-        match self {
-            BnMode::Eval => apply_batch_norm(bn, z, false),
-            BnMode::Train => apply_batch_norm(bn, z, true),
-            BnMode::Defer(stats) => {
-                let (y, s) = BatchStats::batch_norm(bn, z);
-                stats.push(s);
-                y
-            }
-        }
-    }
 }
 
 /// A stack of GIN layers (MLP = Linear → ReLU → Linear, width `hidden`).
@@ -107,51 +84,20 @@ impl GinEncoder {
         vec![1; self.layers()]
     }
 
-    /// Runs the encoder with `schedule[i]` propagations in layer i.
+    /// Runs the encoder with `schedule[i]` propagations in layer i, batch norm in training
+    /// mode (running estimates updated in place) when `train`.
     pub fn forward(&self, g: &GraphTensors, schedule: &[usize], train: bool) -> GinOutput {
-        let mode = if train { BnMode::Train } else { BnMode::Eval };
-        self.run(g, schedule, mode)
-    }
-
-    /// A training-mode forward pass that leaves the batch-norm running estimates alone
-    /// and returns each layer's batch statistics instead, for [`Self::fold_stats`] to apply
-    /// later (what lets two views run their forward passes concurrently).
-    pub fn forward_deferred(
-        &self,
-        g: &GraphTensors,
-        schedule: &[usize],
-    ) -> (GinOutput, Vec<BatchStats>) {
-        let mut stats = Vec::with_capacity(self.layers());
-        let out = self.run(g, schedule, BnMode::Defer(&mut stats));
-        (out, stats)
-    }
-
-    /// Folds the statistics of a [`Self::forward_deferred`] pass into the running
-    /// estimates, as a training-mode [`Self::forward`] would have.
-    pub fn fold_stats(&self, stats: &[BatchStats]) {
-        debug_assert_eq!(stats.len(), self.bns.len());
-        for (s, bn) in stats.iter().zip(&self.bns) {
-            s.fold_into(bn);
-        }
-    }
-
-    fn run(&self, g: &GraphTensors, schedule: &[usize], mut mode: BnMode<'_>) -> GinOutput {
         debug_assert_eq!(schedule.len(), self.layers());
         let mut h = g.x.shallow_clone();
         let mut pools = Vec::with_capacity(self.layers());
         let last = self.layers() - 1;
         for (i, (conv, bn)) in self.convs.iter().zip(&self.bns).enumerate() {
             let p = gin_propagate(g, &h, schedule[i], self.mode, self.eps, self.pi);
-            h = match (self.style, &mut mode) {
-                (GinStyle::GraphCl, BnMode::Eval) => {
-                    apply_batch_norm(bn, &conv.forward(&p).relu(), false)
-                }
-                (GinStyle::GraphCl, BnMode::Train) => mlp_relu_batch_norm(conv, bn, &p, None),
-                (GinStyle::GraphCl, BnMode::Defer(stats)) => {
-                    mlp_relu_batch_norm(conv, bn, &p, Some(stats))
-                }
-                (GinStyle::AdGcl, _) => {
-                    let z = mode.batch_norm(bn, &conv.forward(&p));
+            h = match self.style {
+                GinStyle::GraphCl if train => mlp_relu_batch_norm(conv, bn, &p),
+                GinStyle::GraphCl => apply_batch_norm(bn, &conv.forward(&p).relu(), false),
+                GinStyle::AdGcl => {
+                    let z = apply_batch_norm(bn, &conv.forward(&p), train);
                     if i < last {
                         z.relu()
                     } else {

@@ -1,8 +1,12 @@
 //! Propagation operators on a [`GraphTensors`] (messages flow `src → dst`).
+//!
+//! Every operation here and in [`super::mlp`] runs one of `crate::kernels`' operations
+//! where one applies (chosen inside the operation by device and kind) and plain libtorch
+//! operators otherwise; [`with_reference_ops`] makes all of them take the plain form.
 use tch::{Device, Kind, Tensor};
 
 use crate::graph::GraphTensors;
-use crate::kernels::PropStep;
+pub use crate::kernels::{reference_ops, with_reference_ops};
 use crate::nn::GinMode;
 
 /// Σ_{j→i} w_ji z_j: the (weighted) sum of incoming messages. Unweighted graphs use a
@@ -94,21 +98,6 @@ pub fn gin_propagate(
             }
             h
         }
-    }
-}
-
-/// [`gin_propagate`]'s operations as a list of steps (what `csrc/kernels.cpp` runs for a
-/// whole view): filter steps `z ← F z` and GIN aggregations.
-pub fn propagation_steps(k: usize, mode: GinMode) -> Vec<PropStep> {
-    match mode {
-        GinMode::GinFilter if k == 0 => Vec::new(),
-        GinMode::GinFilter => {
-            let mut s = vec![PropStep::Filter; k - 1];
-            s.push(PropStep::Aggregate);
-            s
-        }
-        GinMode::GinSum => vec![PropStep::Aggregate; k],
-        GinMode::Filter => vec![PropStep::Filter; k],
     }
 }
 
