@@ -11,6 +11,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::experiment::device::{
+    auto_pick, auto_pick_for, parse_device_spec, worker_device, DeviceSpec, Pick,
+};
 use crate::experiment::results::{read_rows, ResultRow, ResultsFile};
 use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 use crate::experiment::{RunConfig, RunRecord, Task};
@@ -59,9 +62,16 @@ pub struct BenchArgs {
     /// Keys: dataset, method, seed, ma, variant, evaluator. Applied before --shard.
     #[arg(long, value_name = "KEY=V[,V…]")]
     pub only: Vec<String>,
-    /// Device for every worker: auto, cpu, cuda or cuda:N.
+    /// Device of the workers: auto, cpu, cuda or cuda:N. `cuda` places the workers
+    /// round-robin over the GPUs (worker slot k on cuda:k mod G, several per GPU when --jobs
+    /// exceeds G); `auto` does the same for the cells its rule sends to a GPU (node level,
+    /// and graph level with batches of ≥ 6 000 nodes) and runs the others on the CPU. Each
+    /// row records the device its run used (docs/performance.md, "CPU or GPU").
     #[arg(long, default_value = "auto")]
     pub device: String,
+    /// GPUs to spread the workers over: the first G visible ones [default: all visible].
+    #[arg(long, value_name = "G")]
+    pub gpus: Option<usize>,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -70,8 +80,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         bail!("--jobs must be at least 1");
     }
     crate::cli::train::check_threads(args.threads)?;
-    crate::experiment::run::resolve_device(&args.device)
-        .with_context(|| format!("--device {}", args.device))?;
+    let placement = Placement::new(&args)?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();
     let mut filter = Filter::default();
@@ -198,7 +207,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     remove_stale_scratch(&std::env::temp_dir());
     let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let result = run_pool(&todo, &file, &worker, &tmp, jobs, &args.device);
+    if placement.gpus > 0 {
+        eprintln!(
+            "workers on {} GPU(s) ({}), round-robin by worker slot",
+            placement.gpus, args.device
+        );
+    }
+    let result = run_pool(&todo, &file, &worker, &tmp, jobs, &placement);
     let _ = std::fs::remove_dir_all(&tmp);
     let (ok, failed) = result?;
     eprintln!(
@@ -268,6 +283,7 @@ fn write_manifest(
         "machine": crate::cli::speed::machine(),
         "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "device": args.device,
+        "gpus": args.gpus,
         "jobs": jobs,
         "threads": threads,
         "cells_to_run": cells,
@@ -536,6 +552,106 @@ fn default_jobs(cells: &[Cell], cores: usize) -> (usize, String) {
     }
 }
 
+/// Where each cell's worker runs (`--device`, `--gpus`).
+struct Placement {
+    spec: DeviceSpec,
+    /// GPUs in use: 0 for `cpu` and `cuda:N`, and where none is visible.
+    gpus: usize,
+    data_cfg: crate::data::DataConfig,
+    /// `auto`'s pick per graph-level data set and batch size (node level needs no data).
+    picks: Mutex<std::collections::HashMap<(String, usize), Pick>>,
+}
+
+impl Placement {
+    /// Checks `--device` and `--gpus` before anything runs: `cuda` must name an existing
+    /// GPU and `--gpus` at most the visible ones. A worker program of one's own
+    /// ($MAGCL_BENCH_WORKER) given `--gpus G` is trusted to have G GPUs (how the placement
+    /// is tested without one).
+    fn new(args: &BenchArgs) -> anyhow::Result<Placement> {
+        let spec = parse_device_spec(&args.device)?;
+        if args.gpus == Some(0) {
+            bail!("--gpus must be at least 1 (use --device cpu for no GPU)");
+        }
+        let own_worker = std::env::var_os("MAGCL_BENCH_WORKER").is_some_and(|w| !w.is_empty());
+        let visible = match args.gpus {
+            Some(g) if own_worker => {
+                if let DeviceSpec::Cuda(Some(i)) = spec {
+                    if i >= g {
+                        bail!("--device {}: only {g} GPU(s) (--gpus {g})", args.device);
+                    }
+                }
+                g
+            }
+            _ => {
+                if matches!(spec, DeviceSpec::Cuda(_)) {
+                    crate::experiment::run::resolve_device(&args.device)
+                        .with_context(|| format!("--device {}", args.device))?;
+                }
+                if tch::Cuda::is_available() {
+                    tch::Cuda::device_count().max(0) as usize
+                } else {
+                    0
+                }
+            }
+        };
+        if let Some(g) = args.gpus {
+            if g > visible {
+                bail!(
+                    "--gpus {g}: only {visible} GPU(s) are visible{}",
+                    if visible == 0 {
+                        " (no GPU, or a CPU-only libtorch)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        let gpus = match spec {
+            DeviceSpec::Cuda(None) | DeviceSpec::Auto => args.gpus.unwrap_or(visible),
+            DeviceSpec::Cpu | DeviceSpec::Cuda(Some(_)) => 0,
+        };
+        Ok(Placement {
+            spec,
+            gpus,
+            data_cfg: crate::data::DataConfig::from_env(),
+            picks: Mutex::new(std::collections::HashMap::new()),
+        })
+    }
+
+    /// The device for `cell` in worker slot `slot`.
+    fn device_for(&self, slot: usize, cell: &Cell) -> Result<String, String> {
+        let mut failed = None;
+        let device = worker_device(self.spec, slot, self.gpus, || {
+            match self.pick(&cell.config) {
+                Ok(p) => p,
+                Err(e) => {
+                    failed = Some(e);
+                    Pick::Cpu
+                }
+            }
+        });
+        match failed {
+            Some(e) => Err(format!("--device auto: {e}")),
+            None => Ok(device),
+        }
+    }
+
+    fn pick(&self, cfg: &RunConfig) -> Result<Pick, String> {
+        if cfg.task == Task::Node {
+            return Ok(auto_pick(Task::Node, 0.0));
+        }
+        let key = (cfg.dataset.clone(), cfg.batch_size);
+        if let Some(p) = self.picks.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return Ok(p);
+        }
+        let p = auto_pick_for(cfg, &self.data_cfg).map_err(|e| e.to_string())?;
+        if let Ok(mut m) = self.picks.lock() {
+            m.insert(key, p);
+        }
+        Ok(p)
+    }
+}
+
 enum Outcome {
     Done(Box<ResultRow>, f64),
     Failed(String),
@@ -547,7 +663,7 @@ fn run_pool(
     worker: &Path,
     tmp: &Path,
     jobs: usize,
-    device: &str,
+    placement: &Placement,
 ) -> anyhow::Result<(usize, usize)> {
     let queue: Mutex<VecDeque<&Cell>> = Mutex::new(todo.iter().collect());
     let (tx, rx) = mpsc::channel::<(&Cell, Outcome)>();
@@ -557,7 +673,7 @@ fn run_pool(
     let mut failed = 0usize;
     let mut write_error: Option<anyhow::Error> = None;
     std::thread::scope(|scope| {
-        for _ in 0..jobs {
+        for slot in 0..jobs {
             let tx = tx.clone();
             let queue = &queue;
             scope.spawn(move || loop {
@@ -566,7 +682,10 @@ fn run_pool(
                     Err(_) => None,
                 };
                 let Some(cell) = cell else { break };
-                let outcome = run_cell(cell, worker, tmp, device);
+                let outcome = match placement.device_for(slot, cell) {
+                    Ok(device) => run_cell(cell, worker, tmp, &device),
+                    Err(e) => Outcome::Failed(e),
+                };
                 if tx.send((cell, outcome)).is_err() {
                     break;
                 }

@@ -120,7 +120,9 @@ pub struct TrainArgs {
     /// Print the resolved config and exit.
     #[arg(long)]
     pub print_config: bool,
-    /// auto (CUDA when available) | cpu | cuda | cuda:N.
+    /// auto | cpu | cuda | cuda:N. auto: where a GPU exists, the GPU for node-level runs and
+    /// for graph-level runs whose training batches hold at least 6 000 nodes on average,
+    /// the CPU for smaller ones (faster there: docs/performance.md, "CPU or GPU").
     #[arg(long, default_value = "auto")]
     pub device: String,
     /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. At most 256 (or the number of cores, where larger). The count is

@@ -1,6 +1,7 @@
 //! Experiments: resolved run configs and presets ([`config`], [`presets`]), running one
 //! config end to end ([`run`]).
 pub mod config;
+pub mod device;
 pub mod presets;
 pub mod results;
 pub mod run;

@@ -118,7 +118,22 @@ pub fn dimension_stds(emb: &[f32], n: usize, d: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Parses `auto` | `cpu` | `cuda` | `cuda:N`. `cuda` without a usable GPU is an error.
+/// [`resolve_device`], with `auto` decided for this config by
+/// [`super::device::auto_pick`] (the CPU where no GPU is usable).
+pub fn resolve_device_for(s: &str, cfg: &RunConfig, data_cfg: &DataConfig) -> Result<Device> {
+    use super::device::{auto_pick_for, parse_device_spec, DeviceSpec, Pick};
+    if parse_device_spec(s)? == DeviceSpec::Auto && tch::Cuda::is_available() {
+        return Ok(match auto_pick_for(cfg, data_cfg)? {
+            Pick::Gpu => Device::Cuda(0),
+            Pick::Cpu => Device::Cpu,
+        });
+    }
+    resolve_device(s)
+}
+
+/// Parses `auto` | `cpu` | `cuda` | `cuda:N`; `auto` is CUDA where available, whatever
+/// the run ([`resolve_device_for`] decides per run). `cuda` without a usable GPU is an
+/// error.
 pub fn resolve_device(s: &str) -> Result<Device> {
     let s = s.trim();
     match s {
@@ -232,9 +247,9 @@ pub fn run_catching_panics(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutc
 /// Runs `cfg`: the single entry point used by `magcl train` and by every bench cell.
 pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
     cfg.validate()?;
-    let device = resolve_device(&opts.device)?;
-    rng::seed_torch(cfg.seed);
     let data_cfg = DataConfig::from_env();
+    let device = resolve_device_for(&opts.device, cfg, &data_cfg)?;
+    rng::seed_torch(cfg.seed);
     let mut out = match cfg.task {
         Task::Graph => run_graph(cfg, opts, device, &data_cfg)?,
         Task::Node => run_node(cfg, opts, device, &data_cfg)?,
