@@ -1,8 +1,11 @@
 //! Build script:
-//! - an rpath to the libtorch lib dir reported by `torch-sys`, so `target/release/magcl`
-//!   runs without `LD_LIBRARY_PATH`;
+//! - an rpath to the libtorch lib dir reported by `torch-sys`, so `target/release/magcl-torch`
+//!   runs without `LD_LIBRARY_PATH` (an rpath loads nothing by itself: the `magcl` binary,
+//!   which must not load libtorch, gets it too but needs no library from there);
 //! - `libtorch_cuda` kept linked although no symbol of it is referenced, so the same
-//!   binary uses CUDA wherever a GPU and CUDA libtorch are present;
+//!   binary uses CUDA wherever a GPU and CUDA libtorch are present: in `magcl-torch`, the
+//!   integration tests and the examples, never in the `magcl` binary (docs/development.md;
+//!   cargo has no instruction for the lib's unit tests alone, so they run on the CPU);
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
 //!   result row;
 //! - `csrc/kernels.cpp` (autograd kernels: sparse products, batch norm; an asynchronous
@@ -67,7 +70,10 @@ fn main() {
         if Path::new(&dir).join("libtorch_cuda.so").exists() {
             // The linker drops libraries whose symbols are unused under --as-needed;
             // torch_cuda registers its kernels from static initialisers, so it must stay.
-            println!("cargo:rustc-link-arg=-Wl,--no-as-needed,-ltorch_cuda,--as-needed");
+            let arg = "-Wl,--no-as-needed,-ltorch_cuda,--as-needed";
+            println!("cargo:rustc-link-arg-bin=magcl-torch={arg}");
+            println!("cargo:rustc-link-arg-tests={arg}");
+            println!("cargo:rustc-link-arg-examples={arg}");
         }
     }
 

@@ -11,7 +11,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::experiment::results::{read_rows, ResultRow, ResultsFile};
+use crate::experiment::results::{read_rows, FromRecord, ResultRow, ResultsFile};
 use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 use crate::experiment::{RunConfig, RunRecord, Task};
 

@@ -270,7 +270,7 @@ pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
 }
 
 fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
-    cfg.evaluator.parse::<Evaluator>()
+    Ok(cfg.evaluator.parse::<Evaluator>()?)
 }
 
 fn save_embeddings(
@@ -284,7 +284,8 @@ fn save_embeddings(
     let emb = eval::npy::f32_matrix_bytes(x, n, d)?;
     let lp = labels_path(path);
     let y: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
-    crate::files::write_pair_atomic((path, &emb), (&lp, &eval::npy::i64_vector_bytes(&y)))
+    crate::files::write_pair_atomic((path, &emb), (&lp, &eval::npy::i64_vector_bytes(&y)))?;
+    Ok(())
 }
 
 /// `X.npy` → `X.labels.npy`.
