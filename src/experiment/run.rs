@@ -83,9 +83,7 @@ pub fn dominant_dimension(emb: &[f32], n: usize, d: usize) -> Option<String> {
         return None;
     }
     let std = dimension_stds(emb, n, d);
-    let mut sorted = std.clone();
-    sorted.sort_by(|a, b| a.total_cmp(b));
-    let med = median(&sorted);
+    let med = crate::stats::median(&std).unwrap_or(f64::NAN);
     let (j, top) = std
         .iter()
         .copied()
@@ -469,7 +467,7 @@ fn run_node(
     if node.kmeans_l2 {
         l2_normalize_rows(&mut xc, d);
     }
-    let mut nmis = eval::cluster::kmeans_nmi(
+    let nmis = eval::cluster::kmeans_nmi(
         &xc,
         n,
         d,
@@ -478,8 +476,7 @@ fn run_node(
         node.kmeans_restarts.max(1),
         cfg.seed,
     )?;
-    nmis.sort_by(|a, b| a.total_cmp(b));
-    let nmi = median(&nmis);
+    let nmi = crate::stats::median(&nmis).unwrap_or(f64::NAN);
     let eval_seconds = eval_seconds + te.elapsed().as_secs_f64();
     if let Some(p) = &opts.save_embeddings {
         save_embeddings(p, &x, n, d, &ds.labels)?;
@@ -517,15 +514,6 @@ fn train_only(cfg: &RunConfig, log: TrainLog, t0: Instant) -> RunOutcome {
         epoch_seconds: log.epoch_seconds,
         epoch_losses: log.epoch_losses,
         ..Default::default()
-    }
-}
-
-/// Median of sorted values.
-fn median(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
     }
 }
 

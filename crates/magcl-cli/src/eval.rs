@@ -126,13 +126,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let seconds = t0.elapsed().as_secs_f64();
     let nmi = if args.nmi {
         let t = Instant::now();
-        let mut v = magcl_eval::kmeans_nmi(&x, n, d, &y, n_classes, 20, args.seed)?;
-        v.sort_by(f64::total_cmp);
-        let med = if v.len() % 2 == 1 {
-            v[v.len() / 2]
-        } else {
-            0.5 * (v[v.len() / 2 - 1] + v[v.len() / 2])
-        };
+        let v = magcl_eval::kmeans_nmi(&x, n, d, &y, n_classes, 20, args.seed)?;
+        let med = magcl_eval::stats::median(&v).context("k-means gave no NMI")?;
         Some((med, t.elapsed().as_secs_f64()))
     } else {
         None
