@@ -59,6 +59,17 @@ fn build_kernels(libtorch_lib: &Path) {
     std::fs::write(&stamp, &source).expect("writing the kernels' build stamp");
 }
 
+/// Whether the package has example targets (`examples/NAME.rs` or `examples/NAME/main.rs`).
+fn has_examples() -> bool {
+    println!("cargo:rerun-if-changed=examples");
+    std::fs::read_dir("examples").is_ok_and(|d| {
+        d.flatten().any(|e| {
+            let p = e.path();
+            p.extension().is_some_and(|x| x == "rs") || p.join("main.rs").exists()
+        })
+    })
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
@@ -73,7 +84,10 @@ fn main() {
             let arg = "-Wl,--no-as-needed,-ltorch_cuda,--as-needed";
             println!("cargo:rustc-link-arg-bin=magcl-torch={arg}");
             println!("cargo:rustc-link-arg-tests={arg}");
-            println!("cargo:rustc-link-arg-examples={arg}");
+            // Cargo refuses a link instruction for a kind of target the package lacks.
+            if has_examples() {
+                println!("cargo:rustc-link-arg-examples={arg}");
+            }
         }
     }
 
