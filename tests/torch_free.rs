@@ -116,3 +116,44 @@ fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
     );
     assert_eq!(train, help(TORCH_BIN, &["train", "--help"]));
 }
+
+/// The rule of the workspace: no crate under `crates/` depends on tch, torch-sys or the
+/// root crate (which links them), in any dependency section. (Their other dependencies
+/// are registry crates that know nothing of libtorch, or each other.)
+#[test]
+fn no_crate_under_crates_depends_on_the_tensor_side() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let manifest = entry.path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        let doc: toml::Table = text.parse().unwrap();
+        let name = doc["package"]["name"].as_str().unwrap().to_string();
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            let Some(deps) = doc.get(section).and_then(|d| d.as_table()) else {
+                continue;
+            };
+            for dep in deps.keys() {
+                assert!(
+                    !["tch", "torch-sys", "magcl"].contains(&dep.as_str()),
+                    "{name} ({}) has {dep} in [{section}]",
+                    manifest.display()
+                );
+            }
+        }
+        checked.push(name);
+    }
+    checked.sort();
+    assert_eq!(
+        checked,
+        [
+            "magcl-cli",
+            "magcl-core",
+            "magcl-data",
+            "magcl-eval",
+            "magcl-report"
+        ]
+    );
+}
