@@ -25,7 +25,9 @@ $(TORCH_STAMP):
 	@$(VENV)/bin/python -c "import torch; assert torch.__version__.split('+')[0] == '$(TORCH_VERSION)', torch.__version__"
 	@touch $@
 
-## build: the release binary (runs without LD_LIBRARY_PATH; uses CUDA where present)
+## build: the release binaries magcl and magcl-torch (install both in one folder: magcl runs
+## datasets/eval/report without libtorch and hands the tensor commands to magcl-torch, which
+## runs without LD_LIBRARY_PATH and uses CUDA where present; docs/development.md)
 build: setup
 	$(CARGO) build --release --locked
 

@@ -1,8 +1,11 @@
 //! Build script:
-//! - an rpath to the libtorch lib dir reported by `torch-sys`, so `target/release/magcl`
-//!   runs without `LD_LIBRARY_PATH`;
+//! - an rpath to the libtorch lib dir reported by `torch-sys`, so `target/release/magcl-torch`
+//!   runs without `LD_LIBRARY_PATH` (an rpath loads nothing by itself: the `magcl` binary,
+//!   which must not load libtorch, gets it too but needs no library from there);
 //! - `libtorch_cuda` kept linked although no symbol of it is referenced, so the same
-//!   binary uses CUDA wherever a GPU and CUDA libtorch are present;
+//!   binary uses CUDA wherever a GPU and CUDA libtorch are present: in `magcl-torch`, the
+//!   integration tests and the examples, never in the `magcl` binary (docs/development.md;
+//!   cargo has no instruction for the lib's unit tests alone, so they run on the CPU);
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
 //!   result row;
 //! - `csrc/kernels.cpp` (autograd kernels: sparse products, batch norm; an asynchronous
@@ -56,6 +59,17 @@ fn build_kernels(libtorch_lib: &Path) {
     std::fs::write(&stamp, &source).expect("writing the kernels' build stamp");
 }
 
+/// Whether the package has example targets (`examples/NAME.rs` or `examples/NAME/main.rs`).
+fn has_examples() -> bool {
+    println!("cargo:rerun-if-changed=examples");
+    std::fs::read_dir("examples").is_ok_and(|d| {
+        d.flatten().any(|e| {
+            let p = e.path();
+            p.extension().is_some_and(|x| x == "rs") || p.join("main.rs").exists()
+        })
+    })
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
@@ -67,7 +81,13 @@ fn main() {
         if Path::new(&dir).join("libtorch_cuda.so").exists() {
             // The linker drops libraries whose symbols are unused under --as-needed;
             // torch_cuda registers its kernels from static initialisers, so it must stay.
-            println!("cargo:rustc-link-arg=-Wl,--no-as-needed,-ltorch_cuda,--as-needed");
+            let arg = "-Wl,--no-as-needed,-ltorch_cuda,--as-needed";
+            println!("cargo:rustc-link-arg-bin=magcl-torch={arg}");
+            println!("cargo:rustc-link-arg-tests={arg}");
+            // Cargo refuses a link instruction for a kind of target the package lacks.
+            if has_examples() {
+                println!("cargo:rustc-link-arg-examples={arg}");
+            }
         }
     }
 

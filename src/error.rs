@@ -1,5 +1,6 @@
-//! The crate's error type. Every error a user can cause names what went wrong and where
-//! (file, line, field); library code never panics on user input.
+//! The crate's error type: the tensor-free crates' [`magcl_core::Error`] plus libtorch's
+//! errors. Every error a user can cause names what went wrong and where (file, line,
+//! field); library code never panics on user input.
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +33,22 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The tensor-free crates' errors, variant for variant.
+impl From<magcl_core::Error> for Error {
+    fn from(e: magcl_core::Error) -> Self {
+        use magcl_core::Error as E;
+        match e {
+            E::Parse { path, line, msg } => Error::Parse { path, line, msg },
+            E::File { path, msg } => Error::File { path, msg },
+            E::Config(m) => Error::Config(m),
+            E::Data(m) => Error::Data(m),
+            E::Numeric(m) => Error::Numeric(m),
+            E::Io(e) => Error::Io(e),
+            E::Json(e) => Error::Json(e),
+        }
+    }
+}
 
 impl Error {
     pub fn parse(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {

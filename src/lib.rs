@@ -19,13 +19,18 @@
 //!
 //! `main.rs` and [`cli`] only parse arguments and print; everything else is library code
 //! that returns [`error::Result`].
+//!
+//! The tensor-free layers are crates of the workspace (`crates/`), re-exported here under
+//! their old paths: [`data`] is `magcl_data`, [`eval`] is `magcl_eval` (with [`stats`]),
+//! [`report`] is `magcl_report`, [`files`] comes from `magcl_core`. Nothing in them depends
+//! on tch (docs/development.md).
+#[macro_use]
+extern crate magcl_cli;
+
 pub mod augment;
 pub mod cli;
-pub mod data;
 pub mod error;
-pub mod eval;
 pub mod experiment;
-pub mod files;
 pub mod graph;
 pub mod kernels;
 pub mod loss;
@@ -33,9 +38,13 @@ pub mod ma;
 pub mod methods;
 pub mod nn;
 pub mod params;
-pub mod report;
 pub mod rng;
 pub mod runtime;
-pub mod stats;
+
+pub use magcl_core::files;
+pub use magcl_data as data;
+pub use magcl_eval as eval;
+pub use magcl_eval::stats;
+pub use magcl_report as report;
 
 pub use error::{Error, Result};

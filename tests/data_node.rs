@@ -264,7 +264,7 @@ fn bad_missing_planetoid_file() {
 // ---------------------------------------------------------------------------------------
 // npz
 
-fn npz_fixture(name: &str) -> magcl::Result<NodeDataset> {
+fn npz_fixture(name: &str) -> magcl::data::Result<NodeDataset> {
     let path = fixtures().join("npz").join(name);
     let bytes = std::fs::read(&path).unwrap();
     npz::parse_gnn_benchmark("tiny", &path, &bytes)

@@ -307,7 +307,7 @@ fn real_features() {
 // ---------------------------------------------------------------------------------------
 // Fixtures
 
-fn tiny(folder: &str) -> magcl::Result<GraphDataset> {
+fn tiny(folder: &str) -> magcl::data::Result<GraphDataset> {
     let dir = fixtures().join("tu").join(folder).join("TINY");
     load_graph_dataset(&format!("tu:{}", dir.display()), &DataConfig::new("unused"))
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use magcl::experiment::results::{ResultRow, ResultsFile};
+use magcl::experiment::results::{FromRecord, ResultRow, ResultsFile};
 use magcl::experiment::run::RunOutcome;
 use magcl::experiment::{MethodName, RunConfig, RunRecord, RunSpec};
 

@@ -1,17 +1,29 @@
-//! The `magcl` binary starts libtorch's OpenMP (libgomp) with threads that sleep when they
-//! wait (`GOMP_SPINCOUNT=0`) unless the user chose a wait policy, so that a busy machine
-//! does not turn a run of seconds into minutes (issue 20; `runtime::OPENMP_SPIN_COUNT`).
-//! libgomp prints the settings it started with under `OMP_DISPLAY_ENV=VERBOSE`.
+//! The `magcl-torch` binary (which serves `magcl`'s tensor commands) starts libtorch's
+//! OpenMP (libgomp) with threads that sleep when they wait (`GOMP_SPINCOUNT=0`) unless the
+//! user chose a wait policy, so that a busy machine does not turn a run of seconds into
+//! minutes (issue 20; `runtime::OPENMP_SPIN_COUNT`). libgomp prints the settings it
+//! started with under `OMP_DISPLAY_ENV=VERBOSE`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 use std::process::Command;
 
+const TORCH_BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 
-/// libgomp's `GOMP_SPINCOUNT = '...'` and `OMP_WAIT_POLICY = '...'` lines for `magcl
+/// libgomp's `GOMP_SPINCOUNT = '...'` and `OMP_WAIT_POLICY = '...'` lines for `magcl-torch
 /// --version` started with `env` (the two variables removed first).
 fn libgomp_settings(env: &[(&str, &str)]) -> (String, String) {
-    let mut cmd = Command::new(BIN);
-    cmd.arg("--version")
+    libgomp_settings_of(TORCH_BIN, &["--version"], "magcl ", env)
+}
+
+/// As [`libgomp_settings`] for `bin args`, whose stdout starts with `stdout_start`.
+fn libgomp_settings_of(
+    bin: &str,
+    args: &[&str],
+    stdout_start: &str,
+    env: &[(&str, &str)],
+) -> (String, String) {
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
         .env_remove("GOMP_SPINCOUNT")
         .env_remove("OMP_WAIT_POLICY")
         .env("OMP_DISPLAY_ENV", "VERBOSE");
@@ -34,7 +46,7 @@ fn libgomp_settings(env: &[(&str, &str)]) -> (String, String) {
             .to_string()
     };
     assert!(
-        String::from_utf8_lossy(&out.stdout).starts_with("magcl "),
+        String::from_utf8_lossy(&out.stdout).starts_with(stdout_start),
         "the restarted process kept its arguments: {out:?}"
     );
     (line("GOMP_SPINCOUNT"), line("OMP_WAIT_POLICY"))
@@ -53,4 +65,12 @@ fn a_users_spin_count_or_wait_policy_is_kept() {
     let (spin, policy) = libgomp_settings(&[("OMP_WAIT_POLICY", "ACTIVE")]);
     assert_eq!(policy, "OMP_WAIT_POLICY = 'ACTIVE'");
     assert_ne!(spin, "GOMP_SPINCOUNT = '0'");
+}
+
+/// `magcl` hands a tensor command to `magcl-torch`, which restarts itself with the
+/// settings as when started directly.
+#[test]
+fn a_tensor_command_through_magcl_gets_the_settings() {
+    let (spin, _) = libgomp_settings_of(BIN, &["train", "--version"], "magcl-train ", &[]);
+    assert_eq!(spin, "GOMP_SPINCOUNT = '0'");
 }

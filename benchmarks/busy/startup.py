@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Start-up cost of magcl's libgomp re-exec: the same binary with GOMP_SPINCOUNT already set
 (no re-exec) and unset (one re-exec from .preinit_array), alternated, for `magcl --version`
-and `magcl datasets list`. Prints medians and ranges; with --out appends CSV rows.
+and `magcl datasets list`. Prints medians and ranges; with --out appends CSV rows. The
+re-exec lives in `magcl-torch` (the `magcl` binary loads no libtorch and re-execs nothing),
+so measure that binary:
 
-    python3 benchmarks/busy/startup.py target/release/magcl --reps 20 --cores 0,1
+    python3 benchmarks/busy/startup.py target/release/magcl-torch --reps 20 --cores 0,1
 """
 import argparse
 import csv

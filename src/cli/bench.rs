@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::experiment::device::{
     auto_pick, auto_pick_for, parse_device_spec, worker_device, DeviceSpec, Pick,
 };
-use crate::experiment::results::{read_rows, ResultRow, ResultsFile};
+use crate::experiment::results::{read_rows, FromRecord, ResultRow, ResultsFile};
 use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 use crate::experiment::{RunConfig, RunRecord, Task};
 

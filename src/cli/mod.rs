@@ -1,32 +1,15 @@
 //! Command-line interface: one module per subcommand, each an argument struct and a `run`.
-use std::io::Write;
-
 use clap::{Parser, Subcommand};
 
-/// `println!` for the commands: a write error on stdout (a full disk, a closed pipe)
-/// returns a [`StdoutError`] from the enclosing function instead of panicking.
-macro_rules! outln {
-    () => {
-        $crate::cli::write_stdout(format_args!("\n"))?
-    };
-    ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))?
-    };
-}
-
-/// `print!` for the commands, as [`outln!`].
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::cli::write_stdout(format_args!($($arg)*))?
-    };
-}
-
+// `outln!` / `out!` come from magcl_cli (`#[macro_use]` in lib.rs); they write through
+// `magcl_cli::write_stdout`.
 pub mod bench;
-pub mod datasets;
-pub mod eval;
-pub mod report;
+pub mod report_sweep;
 pub mod speed;
 pub mod train;
+
+// The tensor-free commands and the output helpers live in magcl_cli.
+pub use magcl_cli::{datasets, eval, exit_status, report, write_stdout, StdoutError};
 
 /// magcl — graph contrastive learning with and without model augmentation (MA).
 ///
@@ -36,8 +19,18 @@ pub mod train;
 ///
 /// Data: datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets) and fetched on
 /// demand from $MAGCL_DATA_MIRROR (a folder or http(s) base URL) or the canonical URLs.
+///
+/// (This is `magcl-torch`, which serves every command; the `magcl` binary beside it serves
+/// `datasets`, `eval` and `report` without loading libtorch and hands the others here.)
 #[derive(Parser, Debug)]
-#[command(name = "magcl", version, about, long_about, propagate_version = true)]
+#[command(
+    name = "magcl",
+    bin_name = "magcl",
+    version,
+    about,
+    long_about,
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -65,50 +58,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Train(a) => train::run(*a),
         Command::Eval(a) => eval::run(a),
         Command::Bench(a) => bench::run(a),
-        Command::Report(a) => report::run(a),
+        Command::Report(a) => report::run(a, Some(report_sweep::report_missing_cells)),
         Command::BenchSpeed(a) => speed::run(a),
-    }
-}
-
-/// Writing to standard output failed. `magcl` ends with this message and status 1, or
-/// quietly with status 141 (like a Unix tool killed by SIGPIPE) when the reader of a pipe
-/// went away (`magcl datasets list | head -1`).
-#[derive(Debug)]
-pub struct StdoutError(pub std::io::Error);
-
-impl std::fmt::Display for StdoutError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot write to standard output: {}", self.0)
-    }
-}
-
-impl std::error::Error for StdoutError {}
-
-impl StdoutError {
-    /// The reader of the pipe went away: end quietly.
-    pub fn is_broken_pipe(&self) -> bool {
-        self.0.kind() == std::io::ErrorKind::BrokenPipe
-    }
-}
-
-/// Writes to standard output and flushes, returning errors instead of panicking.
-pub fn write_stdout(args: std::fmt::Arguments) -> Result<(), StdoutError> {
-    let mut out = std::io::stdout().lock();
-    out.write_fmt(args)
-        .and_then(|_| out.flush())
-        .map_err(StdoutError)
-}
-
-/// The exit status for an error that ended a command: 141 and no message for a closed
-/// pipe on stdout, else 1 (and the caller prints the message).
-pub fn exit_status(e: &anyhow::Error) -> i32 {
-    let closed = e.chain().any(|c| {
-        c.downcast_ref::<StdoutError>()
-            .is_some_and(|s| s.is_broken_pipe())
-    });
-    if closed {
-        141
-    } else {
-        1
     }
 }

@@ -113,18 +113,6 @@ fn machine_for(device: &str) -> String {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
-}
-
 fn config_for(case: &str, a: &SpeedArgs) -> anyhow::Result<RunConfig> {
     let (m, d) = case
         .split_once(':')
@@ -201,7 +189,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
             .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         let o = &rec.outcome;
-        let mut timed: Vec<f64> = o.epoch_seconds.iter().skip(a.warmup).copied().collect();
+        let timed: Vec<f64> = o.epoch_seconds.iter().skip(a.warmup).copied().collect();
         let min = timed.iter().copied().fold(f64::INFINITY, f64::min);
         let max = timed.iter().copied().fold(0.0, f64::max);
         let row = SpeedRow {
@@ -211,7 +199,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
             device: o.device.clone(),
             threads: o.threads,
             epochs_timed: timed.len(),
-            sec_per_epoch_median: median(&mut timed),
+            sec_per_epoch_median: crate::stats::median(&timed).unwrap_or(f64::NAN),
             sec_per_epoch_min: min,
             sec_per_epoch_max: max,
             eval_seconds: a.eval.then_some(o.eval_seconds),

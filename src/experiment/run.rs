@@ -81,9 +81,7 @@ pub fn dominant_dimension(emb: &[f32], n: usize, d: usize) -> Option<String> {
         return None;
     }
     let std = dimension_stds(emb, n, d);
-    let mut sorted = std.clone();
-    sorted.sort_by(|a, b| a.total_cmp(b));
-    let med = median(&sorted);
+    let med = crate::stats::median(&std).unwrap_or(f64::NAN);
     let (j, top) = std
         .iter()
         .copied()
@@ -283,7 +281,7 @@ pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
 }
 
 fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
-    cfg.evaluator.parse::<Evaluator>()
+    Ok(cfg.evaluator.parse::<Evaluator>()?)
 }
 
 fn save_embeddings(
@@ -297,7 +295,8 @@ fn save_embeddings(
     let emb = eval::npy::f32_matrix_bytes(x, n, d)?;
     let lp = labels_path(path);
     let y: Vec<i64> = labels.iter().map(|&l| l as i64).collect();
-    crate::files::write_pair_atomic((path, &emb), (&lp, &eval::npy::i64_vector_bytes(&y)))
+    crate::files::write_pair_atomic((path, &emb), (&lp, &eval::npy::i64_vector_bytes(&y)))?;
+    Ok(())
 }
 
 /// `X.npy` → `X.labels.npy`.
@@ -459,7 +458,7 @@ fn run_node(
     if node.kmeans_l2 {
         l2_normalize_rows(&mut xc, d);
     }
-    let mut nmis = eval::cluster::kmeans_nmi(
+    let nmis = eval::cluster::kmeans_nmi(
         &xc,
         n,
         d,
@@ -468,8 +467,7 @@ fn run_node(
         node.kmeans_restarts.max(1),
         cfg.seed,
     )?;
-    nmis.sort_by(|a, b| a.total_cmp(b));
-    let nmi = median(&nmis);
+    let nmi = crate::stats::median(&nmis).unwrap_or(f64::NAN);
     let eval_seconds = eval_seconds + te.elapsed().as_secs_f64();
     if let Some(p) = &opts.save_embeddings {
         save_embeddings(p, &x, n, d, &ds.labels)?;
@@ -497,15 +495,6 @@ fn train_only(cfg: &RunConfig, log: TrainLog, t0: Instant) -> RunOutcome {
         epoch_seconds: log.epoch_seconds,
         epoch_losses: log.epoch_losses,
         ..Default::default()
-    }
-}
-
-/// Median of sorted values.
-fn median(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
     }
 }
 

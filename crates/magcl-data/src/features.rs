@@ -307,7 +307,7 @@ pub fn build(ds: &GraphDataset, kind: FeatureKind) -> NodeFeatures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Graph;
+    use crate::Graph;
 
     fn ds() -> GraphDataset {
         GraphDataset {

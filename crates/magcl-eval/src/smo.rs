@@ -1098,7 +1098,7 @@ mod tests {
     /// gradient reconstruction, for sizes around the vector width.
     #[test]
     fn matches_the_permuted_reference_bit_for_bit() {
-        use crate::eval::smo_reference::RefSmo;
+        use crate::smo_reference::RefSmo;
         let mut shrunk_runs = 0;
         let mut compactions = 0;
         for (m, seed, gamma) in [

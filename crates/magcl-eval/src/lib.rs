@@ -1,4 +1,6 @@
-//! Embedding evaluators: the protocols the graph-level papers use to score frozen
+//! # magcl-eval — embedding evaluators and statistics, without tensors
+//!
+//! The protocols the graph-level papers use to score frozen
 //! embeddings, re-implemented in pure Rust and checked against scikit-learn.
 //!
 //! | evaluator | protocol |
@@ -14,10 +16,16 @@
 //!
 //! Nothing here panics on user data: lengths, non-finite values, too few classes and too
 //! small classes are reported as errors.
+//!
+//! [`stats`] holds the statistics of the report (summaries, intervals, paired tests,
+//! power).
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, Result};
+pub use crate::error::{Error, Result};
+
+// The paths the modules were written with (`crate::error`, `crate::rng`, `crate::files`).
+pub(crate) use magcl_core::{error, files, rng};
 
 pub mod cluster;
 pub mod cv;
@@ -28,8 +36,11 @@ pub mod newton;
 pub mod npy;
 pub mod rbf_exp;
 pub mod smo;
+/// The SMO solver's test oracle (kept out of the library, in `tests/oracle/`).
 #[cfg(test)]
+#[path = "../tests/oracle/smo_reference.rs"]
 mod smo_reference;
+pub mod stats;
 pub mod svc;
 
 pub use cluster::{kmeans_nmi, nmi};

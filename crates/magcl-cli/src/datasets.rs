@@ -1,10 +1,10 @@
 //! `magcl datasets`: list, fetch and describe datasets.
-use crate::data::registry::{self, DatasetKind};
-use crate::data::source::{self, DataConfig};
-use crate::data::stats::{graph_stats, node_stats, GraphStats, NodeStats};
-use crate::data::{load_graph_dataset, load_node_dataset};
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use magcl_data::registry::{self, DatasetKind};
+use magcl_data::source::{self, DataConfig};
+use magcl_data::stats::{graph_stats, node_stats, GraphStats, NodeStats};
+use magcl_data::{load_graph_dataset, load_node_dataset};
 
 const DATASETS_HELP: &str = "\
 Where datasets come from:

@@ -300,7 +300,7 @@ pub fn gamma_scale(var: f64, d: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::linalg::{squared_distances, Features};
+    use crate::linalg::{squared_distances, Features};
 
     /// The one-triangle kernel equals the full computation bit for bit, whatever buffer
     /// it is written into, and so do the fits.

@@ -1,4 +1,4 @@
-//! Datasets: loading, caching and node features.
+//! # magcl-data — datasets without tensors: loading, caching and node features.
 //!
 //! Graph-classification sets load into a [`GraphDataset`] (one undirected simple graph per
 //! entry, class labels mapped to `0..C`); node-classification sets into a [`NodeDataset`]
@@ -14,6 +14,10 @@
 //! | [`synthetic`] | the embedded BA-2Motifs-style generator |
 //! | [`features`] | node-feature kinds and presets for graph datasets |
 //! | [`stats`] | the summary numbers `magcl datasets info` prints |
+// The paths the modules were written with (`crate::error`, `crate::rng`).
+pub(crate) use magcl_core::{error, rng};
+pub use magcl_core::{Error, Result};
+
 pub mod array;
 pub mod checksums;
 pub mod features;

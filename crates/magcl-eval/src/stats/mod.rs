@@ -42,6 +42,19 @@ pub fn mean(xs: &[f64]) -> Option<f64> {
     }
 }
 
+/// Median (the mean of the two middle values for an even count, as numpy's); `None` for
+/// an empty sample. NaNs sort last (`f64::total_cmp`).
+pub fn median(xs: &[f64]) -> Option<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some(0.5 * (v[n / 2 - 1] + v[n / 2])),
+    }
+}
+
 /// Sample standard deviation (ddof = 1); `None` for fewer than two values.
 pub fn sample_std(xs: &[f64]) -> Option<f64> {
     if xs.len() < 2 {
@@ -399,6 +412,15 @@ pub fn paired_comparison(baseline: &[f64], treatment: &[f64]) -> Option<PairedCo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn median_of_odd_even_and_empty_samples() {
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[3.0]), Some(3.0));
+        assert_eq!(median(&[5.0, 1.0, 3.0]), Some(3.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[-1.0, 7.0]), Some(3.0));
+    }
 
     #[test]
     fn hand_computed_summary() {

@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 
-use crate::eval::{npy, Evaluator};
+use magcl_eval::{npy, Evaluator};
 
 /// What `magcl eval --help` explains below the options.
 const PROTOCOL: &str = "\
@@ -67,7 +67,7 @@ pub struct EvalArgs {
 }
 
 fn parse_evaluator(s: &str) -> Result<Evaluator, String> {
-    s.parse().map_err(|e: crate::Error| e.to_string())
+    s.parse().map_err(|e: magcl_eval::Error| e.to_string())
 }
 
 /// Map arbitrary integer labels to 0..k in increasing order of value.
@@ -110,7 +110,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     };
     let t0 = Instant::now();
     let res = if args.validation {
-        crate::eval::evaluate_with_validation(
+        magcl_eval::evaluate_with_validation(
             args.evaluator,
             &x,
             n,
@@ -120,19 +120,14 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             args.seed,
         )
     } else {
-        crate::eval::evaluate(args.evaluator, &x, n, d, &y, folds.as_deref(), args.seed)
+        magcl_eval::evaluate(args.evaluator, &x, n, d, &y, folds.as_deref(), args.seed)
     }
     .with_context(|| format!("evaluating {}", args.embeddings.display()))?;
     let seconds = t0.elapsed().as_secs_f64();
     let nmi = if args.nmi {
         let t = Instant::now();
-        let mut v = crate::eval::kmeans_nmi(&x, n, d, &y, n_classes, 20, args.seed)?;
-        v.sort_by(f64::total_cmp);
-        let med = if v.len() % 2 == 1 {
-            v[v.len() / 2]
-        } else {
-            0.5 * (v[v.len() / 2 - 1] + v[v.len() / 2])
-        };
+        let v = magcl_eval::kmeans_nmi(&x, n, d, &y, n_classes, 20, args.seed)?;
+        let med = magcl_eval::stats::median(&v).context("k-means gave no NMI")?;
         Some((med, t.elapsed().as_secs_f64()))
     } else {
         None

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
-use crate::report::claims::{verdict_csv, verdict_markdown, ClaimsFile};
-use crate::report::{plot, raster, render, write_file, HolmScope, Metric, Report};
+use magcl_report::claims::{verdict_csv, verdict_markdown, ClaimsFile};
+use magcl_report::{plot, raster, render, write_file, HolmScope, Metric, Report};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
@@ -79,7 +79,12 @@ fn write_svg_and_png(path: &Path, svg: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+/// Lists the cells of a sweep (its file) that no row of the result files covers; it
+/// expands the sweep with the experiment layer, so `magcl-torch` supplies it
+/// (`magcl report --sweep` runs there).
+pub type MissingCells = fn(&Path, &[PathBuf]) -> anyhow::Result<()>;
+
+pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Result<()> {
     let metric = Metric::parse(&args.metric)?;
     let mut report = Report::from_files(&args.files, metric)?;
     if !report.cross_commit_duplicates.is_empty() {
@@ -89,7 +94,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(sweep) = &args.sweep {
-        report_missing_cells(sweep, &args.files)?;
+        let missing_cells = missing_cells.context(
+            "--sweep needs the experiment layer: run it with magcl (which hands it to \
+             magcl-torch) or magcl-torch",
+        )?;
+        missing_cells(sweep, &args.files)?;
     }
     report.set_holm_scope(HolmScope::parse(&args.holm)?);
     if let Some(path) = &args.claims {
@@ -147,69 +156,5 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             ),
         }
     }
-    Ok(())
-}
-
-/// A cell's or row's configuration for matching rows to cells: the normalised config
-/// (through [`crate::experiment::RunConfig`]), without `threads` unless the sweep fixes it
-/// (bench fills an unfixed count in per machine).
-fn match_key(cfg: &crate::experiment::RunConfig, keep_threads: bool) -> String {
-    let mut v = serde_json::to_value(cfg).unwrap_or_default();
-    if !keep_threads {
-        if let Some(o) = v.as_object_mut() {
-            o.remove("threads");
-        }
-    }
-    v.to_string()
-}
-
-/// Lists on stderr the cells of `sweep` that no row of `files` covers.
-fn report_missing_cells(sweep: &Path, files: &[PathBuf]) -> anyhow::Result<()> {
-    use std::collections::HashSet;
-    let s = crate::experiment::sweep::Sweep::load(sweep)?;
-    let mut with_threads = HashSet::new();
-    let mut without_threads = HashSet::new();
-    for f in files {
-        for r in crate::experiment::results::read_rows(f)? {
-            if let Ok(cfg) = serde_json::from_str::<crate::experiment::RunConfig>(&r.config) {
-                with_threads.insert(match_key(&cfg, true));
-                without_threads.insert(match_key(&cfg, false));
-            }
-        }
-    }
-    let missing: Vec<_> = s
-        .cells
-        .iter()
-        .filter(|c| {
-            let fixed = c.config.threads != 0;
-            let set = if fixed {
-                &with_threads
-            } else {
-                &without_threads
-            };
-            !set.contains(&match_key(&c.config, fixed))
-        })
-        .collect();
-    if missing.is_empty() {
-        eprintln!(
-            "sweep {}: all {} cells have rows",
-            sweep.display(),
-            s.cells.len()
-        );
-        return Ok(());
-    }
-    eprintln!(
-        "sweep {}: {} of {} cells have no row in these files:",
-        sweep.display(),
-        missing.len(),
-        s.cells.len()
-    );
-    for c in &missing {
-        eprintln!("  {}", c.describe());
-    }
-    eprintln!(
-        "run them with `magcl bench {} --out FILE --resume` (FILE: one of the result files), or the missing shards again",
-        sweep.display()
-    );
     Ok(())
 }

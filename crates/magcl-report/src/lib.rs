@@ -1,4 +1,7 @@
-//! Reports over result CSVs: per-group summaries (dataset × method × evaluator × MA
+//! # magcl-report — result files and reports, without tensors
+//!
+//! Result files ([`results`]: one CSV row per run, crash-safe appends), a row's config in
+//! today's spelling ([`config`]), and reports over result CSVs: per-group summaries (dataset × method × evaluator × MA
 //! setting × variant), baseline-vs-MA comparisons paired by seed, and their renderings
 //! (markdown tables like the paper's, CSV, JSON, SVG plots).
 //!
@@ -23,15 +26,20 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+// The paths the modules were written with (`crate::error`, `crate::files`, `crate::stats`).
+pub(crate) use magcl_core::{error, files};
+pub(crate) use magcl_eval::stats;
+
 use crate::error::{Error, Result};
-use crate::experiment::results::{read_rows, ResultRow};
-use crate::experiment::RunConfig;
-use crate::stats::{self, PairedComparison, Summary};
+use crate::results::{read_rows, ResultRow};
+use crate::stats::{PairedComparison, Summary};
 
 pub mod claims;
+pub mod config;
 pub mod plot;
 pub mod raster;
 pub mod render;
+pub mod results;
 
 /// Comparisons with fewer pairs than this are flagged.
 pub const MIN_SEEDS: usize = 5;
@@ -592,16 +600,10 @@ fn cross_commit(
     })
 }
 
-/// A row's configuration as JSON without its seed (normalised through [`RunConfig`] where
-/// it parses, so that files written before a field existed compare equal); the raw JSON,
-/// or the raw text, where it does not.
+/// A row's configuration as JSON without its seed, in today's spelling
+/// ([`config::normalise`]), so that files written before a field existed compare equal.
 fn config_without_seed(r: &ResultRow) -> serde_json::Value {
-    use serde_json::Value;
-    let mut v = match serde_json::from_str::<RunConfig>(&r.config) {
-        Ok(c) => serde_json::to_value(&c).unwrap_or(Value::Null),
-        Err(_) => serde_json::from_str::<Value>(&r.config)
-            .unwrap_or_else(|_| Value::String(r.config.clone())),
-    };
+    let mut v = config::normalise(&r.config);
     if let Some(o) = v.as_object_mut() {
         o.remove("seed");
     }

@@ -1,0 +1,505 @@
+//! Result files: one CSV row per finished run. (The row of a run is made on the tensor
+//! side, `magcl::experiment::results::FromRecord`; reading and appending rows needs no
+//! tensors.)
+//!
+//! Rows are appended crash-safely: each row is one complete line written with a single
+//! `write` on a file opened with `O_APPEND`, then `fsync`ed, so a process killed at any
+//! moment leaves at most a truncated last line. [`ResultsFile::open`] detects such a line
+//! and cuts it off (`--resume`), and reports which cells (by config hash) are done.
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The columns of a result file, in order.
+pub const COLUMNS: &[&str] = &[
+    "dataset",
+    "method",
+    "ma",
+    "variant",
+    "seed",
+    "evaluator",
+    "config_hash",
+    "accuracy",
+    "accuracy_std_folds",
+    "nmi",
+    "selected_epoch",
+    "epochs",
+    "train_seconds",
+    "eval_seconds",
+    "peak_memory_mb",
+    "device",
+    "threads",
+    "git_commit",
+    "magcl_version",
+    "config",
+    "warnings",
+];
+
+/// How many columns result files had before the last one, `warnings`, was added; such a
+/// file is upgraded in place (an empty `warnings` on every row) when a sweep resumes it.
+const COLUMNS_WITHOUT_WARNINGS: usize = COLUMNS.len() - 1;
+
+/// One row of a result file.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub dataset: String,
+    pub method: String,
+    /// MA label (`none` for the baseline).
+    pub ma: String,
+    /// Grid-point label, empty without a grid.
+    #[serde(default)]
+    pub variant: String,
+    pub seed: u64,
+    #[serde(default)]
+    pub evaluator: String,
+    pub config_hash: String,
+    /// Test accuracy in percent.
+    pub accuracy: f64,
+    pub accuracy_std_folds: Option<f64>,
+    pub nmi: Option<f64>,
+    pub selected_epoch: Option<usize>,
+    pub epochs: usize,
+    pub train_seconds: f64,
+    pub eval_seconds: f64,
+    pub peak_memory_mb: f64,
+    pub device: String,
+    pub threads: usize,
+    pub git_commit: String,
+    pub magcl_version: String,
+    /// The resolved RunConfig as compact JSON.
+    pub config: String,
+    /// The run's warnings (e.g. one embedding dimension dominating), joined by "; ";
+    /// empty for none and in files written before this column existed.
+    #[serde(default)]
+    pub warnings: String,
+}
+
+/// `s` on one line (line breaks become spaces): what every text column of a row holds.
+pub fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+impl ResultRow {
+    /// The row as one CSV line, newline included.
+    pub fn to_line(&self) -> Result<Vec<u8>> {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.serialize(self)
+            .map_err(|e| Error::Config(format!("cannot write a result row: {e}")))?;
+        w.into_inner()
+            .map_err(|e| Error::Config(format!("cannot write a result row: {e}")))
+    }
+}
+
+/// The header line, newline included.
+pub fn header_line() -> String {
+    format!("{}\n", COLUMNS.join(","))
+}
+
+/// A result file open for appending.
+pub struct ResultsFile {
+    path: PathBuf,
+    file: File,
+}
+
+/// What [`ResultsFile::open`] found in an existing file.
+#[derive(Debug, Default)]
+pub struct ExistingRows {
+    /// Config hashes of the rows already there.
+    pub done: HashSet<String>,
+    pub rows: usize,
+    /// Bytes of a truncated last line that were cut off (0 if none).
+    pub repaired_bytes: usize,
+}
+
+impl ResultsFile {
+    /// Opens (creating it and its folder, with a header, if needed) a result file for
+    /// appending. An existing file with rows is an error unless `resume`; with `resume`, a
+    /// truncated last line is cut off and the finished cells are returned. The file is
+    /// locked so that two bench processes cannot write it at once.
+    pub fn open(path: &Path, resume: bool) -> Result<(ResultsFile, ExistingRows)> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::file(dir, format!("cannot create folder: {e}")))?;
+        }
+        let mut file = crate::files::open_regular(
+            path,
+            OpenOptions::new().read(true).append(true).create(true),
+            "a results file",
+        )?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::file(
+                    path,
+                    "another magcl bench is writing this file (it is locked)",
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(Error::file(path, format!("cannot lock: {e}")))
+            }
+        }
+        let mut bytes = crate::files::read_bounded(
+            &mut file,
+            path,
+            crate::files::MAX_RESULTS_BYTES,
+            "the results file",
+        )?;
+        let mut existing = ExistingRows::default();
+        // Everything below only reads until the file is known to be a magcl result file:
+        // a foreign file is refused with not one byte changed.
+        let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+            Some(i) => i + 1,
+            None => 0,
+        };
+        let header = header_line();
+        let old_header = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(","));
+        if complete == 0 {
+            // No complete line: empty, or a header whose writer was killed mid-write.
+            if !bytes.is_empty()
+                && !header.as_bytes().starts_with(&bytes)
+                && !old_header.as_bytes().starts_with(&bytes)
+            {
+                return Err(not_ours(path));
+            }
+            if !bytes.is_empty() && !resume {
+                // Most likely ours, killed while writing the header; but a user's file
+                // could be that short too, so it is rewritten only when asked to.
+                return Err(incomplete_last_line(path));
+            }
+        } else {
+            let first_end = bytes.iter().position(|b| *b == b'\n').unwrap_or(0) + 1;
+            let first = &bytes[..first_end];
+            let first = first.strip_suffix(b"\r\n").map_or(first.to_vec(), |f| {
+                let mut f = f.to_vec();
+                f.push(b'\n');
+                f
+            });
+            if first == old_header.as_bytes() {
+                let rows = read_rows_from(path, &bytes[..complete])?;
+                if !rows.is_empty() && !resume {
+                    return Err(already_holds(path, rows.len()));
+                }
+                if complete < bytes.len() && !resume {
+                    return Err(incomplete_last_line(path));
+                }
+                existing.repaired_bytes = bytes.len() - complete;
+                upgrade(path, &rows)?;
+                drop(file);
+                let (rf, mut again) = ResultsFile::open(path, resume)?;
+                again.repaired_bytes += existing.repaired_bytes;
+                return Ok((rf, again));
+            }
+            if first != header.as_bytes() {
+                return Err(not_ours(path));
+            }
+            // The complete rows must all read before anything is repaired.
+            let rows = read_rows_from(path, &bytes[..complete])?;
+            if !rows.is_empty() && !resume {
+                return Err(already_holds(path, rows.len()));
+            }
+            if complete < bytes.len() && !resume {
+                return Err(incomplete_last_line(path));
+            }
+            existing.rows = rows.len();
+            existing.done = rows.into_iter().map(|r| r.config_hash).collect();
+        }
+        // Cut off an incomplete last line (a writer killed mid-write).
+        if complete < bytes.len() {
+            file.set_len(complete as u64)
+                .and_then(|_| file.sync_data())
+                .map_err(|e| Error::file(path, format!("cannot repair truncated line: {e}")))?;
+            existing.repaired_bytes = bytes.len() - complete;
+            bytes.truncate(complete);
+        }
+        let rf = ResultsFile {
+            path: path.to_path_buf(),
+            file,
+        };
+        if bytes.is_empty() {
+            rf.append_raw(header.as_bytes())?;
+        }
+        Ok((rf, existing))
+    }
+
+    /// Appends one row: a single `write` of the complete line, then `fsync`.
+    pub fn append(&self, row: &ResultRow) -> Result<()> {
+        self.append_raw(&row.to_line()?)
+    }
+
+    fn append_raw(&self, line: &[u8]) -> Result<()> {
+        let mut f = &self.file;
+        let n = f
+            .write(line)
+            .map_err(|e| Error::file(&self.path, format!("cannot append: {e}")))?;
+        if n < line.len() {
+            // A short write on a regular file (disk full?): finish it so the file stays
+            // line-structured, then report.
+            f.write_all(&line[n..])
+                .map_err(|e| Error::file(&self.path, format!("cannot append: {e}")))?;
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| Error::file(&self.path, format!("cannot sync: {e}")))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+fn not_ours(path: &Path) -> Error {
+    Error::parse(
+        path,
+        1,
+        format!(
+            "not a magcl result file of this version (header differs), left unchanged; choose another --out. Expected columns: {}",
+            COLUMNS.join(",")
+        ),
+    )
+}
+
+fn incomplete_last_line(path: &Path) -> Error {
+    Error::file(
+        path,
+        "the last line is incomplete (a run was killed while writing); pass --resume to repair and continue",
+    )
+}
+
+fn already_holds(path: &Path, rows: usize) -> Error {
+    Error::file(
+        path,
+        format!(
+            "already holds {rows} result rows; pass --resume to continue this sweep, or choose another --out"
+        ),
+    )
+}
+
+/// Rewrites a result file of the previous format (no `warnings` column) in the current
+/// one: written to a temporary file beside it, synced, then renamed over it, so a crash
+/// leaves either the old file or the new one.
+fn upgrade(path: &Path, rows: &[ResultRow]) -> Result<()> {
+    let mut out = header_line().into_bytes();
+    for r in rows {
+        out.extend(r.to_line()?);
+    }
+    crate::files::write_atomic(path, &out)
+        .map_err(|e| Error::file(path, format!("cannot add the warnings column: {e}")))
+}
+
+/// Reads the rows of one result file. Repeated header lines (files concatenated with
+/// `cat`) are skipped; an incomplete last line is ignored.
+pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
+    let mut bytes =
+        crate::files::read_regular(path, crate::files::MAX_RESULTS_BYTES, "a results file")?;
+    if let Some(i) = bytes.iter().rposition(|b| *b == b'\n') {
+        bytes.truncate(i + 1);
+    } else {
+        bytes.clear();
+    }
+    read_rows_from(path, bytes.as_slice())
+}
+
+fn read_rows_from(path: &Path, bytes: &[u8]) -> Result<Vec<ResultRow>> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(bytes);
+    let headers = rdr
+        .headers()
+        .map_err(|e| Error::parse(path, 1, format!("cannot read the header: {e}")))?
+        .clone();
+    for col in ["dataset", "method", "ma", "seed", "config_hash", "accuracy"] {
+        if !headers.iter().any(|h| h == col) {
+            return Err(Error::parse(
+                path,
+                1,
+                format!("missing column '{col}'; expected a magcl result file"),
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+            Error::parse(path, line, format!("malformed CSV row: {e}"))
+        })?;
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        if rec.iter().zip(headers.iter()).all(|(a, b)| a == b) {
+            continue; // a repeated header
+        }
+        let row: ResultRow = rec
+            .deserialize(Some(&headers))
+            .map_err(|e| Error::parse(path, line, format!("malformed result row: {e}")))?;
+        check_values(&row).map_err(|msg| Error::parse(path, line, msg))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Values no run can produce are errors, not data: an accuracy outside [0, 100], an NMI
+/// outside [0, 1], or a non-finite number in any numeric column.
+fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
+    let finite = [
+        ("accuracy", Some(r.accuracy)),
+        ("accuracy_std_folds", r.accuracy_std_folds),
+        ("nmi", r.nmi),
+        ("train_seconds", Some(r.train_seconds)),
+        ("eval_seconds", Some(r.eval_seconds)),
+        ("peak_memory_mb", Some(r.peak_memory_mb)),
+    ];
+    for (name, v) in finite {
+        if let Some(v) = v.filter(|v| !v.is_finite()) {
+            return Err(format!(
+                "{name} is {v}; a result row holds finite numbers only (a damaged or edited file?)"
+            ));
+        }
+    }
+    if !(0.0..=100.0).contains(&r.accuracy) {
+        return Err(format!(
+            "accuracy {} lies outside [0, 100] (percent); a damaged or edited file?",
+            r.accuracy
+        ));
+    }
+    if let Some(n) = r.nmi.filter(|n| !(0.0..=1.0).contains(n)) {
+        return Err(format!(
+            "nmi {n} lies outside [0, 1]; a damaged or edited file?"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row as a GraphCL run on MUTAG writes it (config shortened).
+    fn row(seed: u64) -> ResultRow {
+        ResultRow {
+            dataset: "MUTAG".into(),
+            method: "graphcl".into(),
+            ma: "none".into(),
+            variant: "ma.pi=0.1".into(),
+            seed,
+            evaluator: "svc-rbf".into(),
+            config_hash: format!("{:016x}", 0x9e37_79b9_u64.wrapping_mul(seed + 1)),
+            accuracy: 88.5,
+            accuracy_std_folds: None,
+            nmi: None,
+            selected_epoch: None,
+            epochs: 20,
+            train_seconds: 0.0,
+            eval_seconds: 0.0,
+            peak_memory_mb: 0.0,
+            device: "cpu".into(),
+            threads: 2,
+            git_commit: "unknown".into(),
+            magcl_version: "0.1.0".into(),
+            config: format!(r#"{{"method":"graphcl","dataset":"MUTAG","seed":{seed},"lr":0.01}}"#),
+            warnings: String::new(),
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_and_resume_repairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/r.csv");
+        let (f, ex) = ResultsFile::open(&p, false).unwrap();
+        assert_eq!(ex.rows, 0);
+        f.append(&row(0)).unwrap();
+        f.append(&row(1)).unwrap();
+        drop(f);
+        let rows = read_rows(&p).unwrap();
+        assert_eq!(rows, vec![row(0), row(1)]);
+        // Without --resume an existing file with rows is refused.
+        assert!(ResultsFile::open(&p, false).is_err());
+        // Simulate a killed writer: half a line at the end.
+        let line = row(2).to_line().unwrap();
+        let mut raw = std::fs::read(&p).unwrap();
+        raw.extend_from_slice(&line[..line.len() / 2]);
+        std::fs::write(&p, &raw).unwrap();
+        assert_eq!(read_rows(&p).unwrap().len(), 2);
+        let (f, ex) = ResultsFile::open(&p, true).unwrap();
+        assert_eq!(ex.rows, 2);
+        assert_eq!(ex.repaired_bytes, line.len() / 2);
+        assert!(ex.done.contains(&row(1).config_hash));
+        f.append(&row(2)).unwrap();
+        drop(f);
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
+    }
+
+    #[test]
+    fn warnings_are_kept_in_one_field() {
+        let mut r = row(3);
+        r.warnings = "dimension 7 dominates, \"x\"; second line\nhere".into();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("w.csv");
+        let (f, _) = ResultsFile::open(&p, false).unwrap();
+        f.append(&r).unwrap();
+        f.append(&row(4)).unwrap();
+        drop(f);
+        let back = read_rows(&p).unwrap();
+        assert_eq!(back[0].warnings, r.warnings);
+        assert_eq!(back[1].warnings, "");
+    }
+
+    /// A file of the previous format (no `warnings` column) is read as it is, refused
+    /// without --resume, and upgraded in place on resume, killed last line included.
+    #[test]
+    fn files_without_the_warnings_column_are_upgraded_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("old.csv");
+        let old_line = |r: &ResultRow| {
+            let mut w = csv::WriterBuilder::new()
+                .has_headers(false)
+                .from_writer(Vec::new());
+            let fields = [
+                r.dataset.clone(),
+                r.method.clone(),
+                r.ma.clone(),
+                r.variant.clone(),
+                r.seed.to_string(),
+                r.evaluator.clone(),
+                r.config_hash.clone(),
+                r.accuracy.to_string(),
+                String::new(),
+                String::new(),
+                String::new(),
+                r.epochs.to_string(),
+                r.train_seconds.to_string(),
+                r.eval_seconds.to_string(),
+                r.peak_memory_mb.to_string(),
+                r.device.clone(),
+                r.threads.to_string(),
+                r.git_commit.clone(),
+                r.magcl_version.clone(),
+                r.config.clone(),
+            ];
+            w.write_record(&fields).unwrap();
+            w.into_inner().unwrap()
+        };
+        let mut raw = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(",")).into_bytes();
+        raw.extend(old_line(&row(0)));
+        raw.extend(old_line(&row(1)));
+        let half = old_line(&row(2));
+        raw.extend_from_slice(&half[..half.len() / 2]);
+        std::fs::write(&p, &raw).unwrap();
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1)]);
+        assert!(ResultsFile::open(&p, false).is_err());
+        let (f, ex) = ResultsFile::open(&p, true).unwrap();
+        assert_eq!(ex.rows, 2);
+        assert_eq!(ex.repaired_bytes, half.len() / 2);
+        f.append(&row(2)).unwrap();
+        drop(f);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
+        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
+        assert!(!dir.path().join("old.csv.upgrading").exists());
+    }
+}
