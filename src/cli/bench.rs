@@ -112,11 +112,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         Some(t) => t,
         None => (cores / jobs).max(1),
     };
+    // The same for the environment variables that change numbers (recorded when set).
     for c in &mut cells {
         if c.config.threads == 0 {
             c.config.threads = threads;
-            c.hash = c.config.hash();
         }
+        c.config.fill_env()?;
+        c.hash = c.config.hash();
     }
     let out = args.out.clone().unwrap_or_else(|| {
         let name = match shard_spec {

@@ -408,6 +408,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     let mut cfg = build_config(&a)?;
     check_threads(a.threads)?;
     cfg.threads = resolve_threads(a.threads, cfg.threads)?;
+    cfg.fill_env()?;
     if a.print_config {
         outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());

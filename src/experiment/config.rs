@@ -112,6 +112,34 @@ pub struct RunConfig {
     /// (a sweep fixes it everywhere with `[overrides] threads = N`).
     #[serde(default)]
     pub threads: usize,
+    /// The environment variables that change numbers ([`NUMERIC_ENV`]) as the run saw
+    /// them, set ones only; written into the config only when one is set, so configs and
+    /// hashes without them stay as they were. Filled in by `magcl train` and `magcl bench`
+    /// ([`RunConfig::fill_env`]); a run refuses a config whose recorded variables differ
+    /// from its own environment.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
+}
+
+/// Environment variables that change a run's numbers: MKL's code path (magcl's vendor-check
+/// override, MKL's own switches) and ATen's CPU kernels.
+pub const NUMERIC_ENV: &[&str] = &[
+    "MAGCL_MKL_VENDOR_CHECK",
+    "MKL_CBWR",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_DEBUG_CPU_TYPE",
+    "ATEN_CPU_CAPABILITY",
+];
+
+/// The set variables of [`NUMERIC_ENV`] in `lookup` (the process environment in
+/// [`RunConfig::fill_env`]).
+pub fn numeric_env(
+    lookup: impl Fn(&str) -> Option<String>,
+) -> std::collections::BTreeMap<String, String> {
+    NUMERIC_ENV
+        .iter()
+        .filter_map(|k| lookup(k).map(|v| (k.to_string(), v)))
+        .collect()
 }
 
 /// What a run is asked to be before presets are applied.
@@ -150,6 +178,37 @@ impl RunConfig {
             (MethodName::Adgcl, Some(Augmenter::Fixed)) => "adgcl-fixed".into(),
             (m, _) => m.as_str().into(),
         }
+    }
+
+    /// Records the numeric environment ([`NUMERIC_ENV`]) of this process in `env`, or, if
+    /// the config already records one, checks that this process has the same.
+    pub fn fill_env(&mut self) -> Result<()> {
+        self.fill_env_from(|k| std::env::var(k).ok())
+    }
+
+    /// [`Self::fill_env`] with the environment read from `lookup`.
+    pub fn fill_env_from(&mut self, lookup: impl Fn(&str) -> Option<String>) -> Result<()> {
+        let here = numeric_env(lookup);
+        if self.env.is_empty() || self.env == here {
+            self.env = here;
+            return Ok(());
+        }
+        let show = |m: &std::collections::BTreeMap<String, String>| {
+            if m.is_empty() {
+                "none set".to_string()
+            } else {
+                m.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        };
+        Err(crate::error::Error::Config(format!(
+            "env: this config was made with {} but this process has {}; these variables \
+             change the numbers: set them as the config records, or drop `env` from it",
+            show(&self.env),
+            show(&here)
+        )))
     }
 
     /// The optimisation settings every method shares.

@@ -73,6 +73,7 @@ pub fn preset(
             simgrace: None,
             adgcl: None,
             threads: 0,
+            env: Default::default(),
         },
         MethodName::Simgrace => RunConfig {
             task: Task::Graph,
@@ -97,6 +98,7 @@ pub fn preset(
             simgrace: Some(SimgraceParams { eta: 1.0 }),
             adgcl: None,
             threads: 0,
+            env: Default::default(),
         },
         MethodName::Adgcl => RunConfig {
             task: Task::Graph,
@@ -128,6 +130,7 @@ pub fn preset(
                 augmenter: None,
             }),
             threads: 0,
+            env: Default::default(),
         },
         MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
         // A registered method starts from the presets of the built-in one it names.
@@ -263,6 +266,7 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         simgrace: None,
         adgcl: None,
         threads: 0,
+        env: Default::default(),
     })
 }
 
@@ -541,6 +545,43 @@ mod tests {
                 .unwrap()
                 .method_label(),
             "graphcl"
+        );
+    }
+
+    #[test]
+    fn numeric_environment_is_recorded_and_checked() {
+        let base = preset(MethodName::Graphcl, "MUTAG", 0, None).unwrap();
+        // Nothing set: nothing recorded, config and hash as before.
+        let mut a = base.clone();
+        a.fill_env_from(|_| None).unwrap();
+        assert_eq!(a.hash(), base.hash());
+        assert!(!serde_json::to_string(&a).unwrap().contains("\"env\""));
+        // A variable that changes numbers is recorded, and changes the hash.
+        let vendor = |k: &str| (k == "MAGCL_MKL_VENDOR_CHECK").then(|| "1".to_string());
+        let mut b = base.clone();
+        b.fill_env_from(vendor).unwrap();
+        assert_eq!(
+            b.env.get("MAGCL_MKL_VENDOR_CHECK").map(String::as_str),
+            Some("1")
+        );
+        assert_ne!(b.hash(), base.hash());
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(
+            json.contains("\"env\":{\"MAGCL_MKL_VENDOR_CHECK\":\"1\"}"),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<RunConfig>(&json).unwrap(), b);
+        // Variables that do not change numbers are not recorded.
+        let mut c = base.clone();
+        c.fill_env_from(|k| (k == "GOMP_SPINCOUNT").then(|| "0".to_string()))
+            .unwrap();
+        assert!(c.env.is_empty());
+        // A recorded config runs only where the environment matches.
+        b.fill_env_from(vendor).unwrap();
+        let e = b.clone().fill_env_from(|_| None).unwrap_err().to_string();
+        assert!(
+            e.contains("MAGCL_MKL_VENDOR_CHECK=1") && e.contains("none set"),
+            "{e}"
         );
     }
 
