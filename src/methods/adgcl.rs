@@ -303,9 +303,57 @@ impl AdGcl {
     }
 }
 
+/// MKL's own thread count for BLAS calls made from this thread, set to 1 for as long as
+/// the guard lives (then restored).
+///
+/// With two or more intra-op threads, MKL splits the K dimension of AD-GCL's tall, thin
+/// weight-gradient products (K = nodes or edges of a batch, M, N ≤ 64) across threads and
+/// waits for the partner in a spin loop (`gblock_by_k_omp`). On the CPU that loop was 44 %
+/// of a two-thread AD-GCL run's samples (`perf`, PROTEINS, a busy 2-core machine) and made
+/// an epoch cost 2.8× the CPU time of a one-thread epoch. Element-wise operations keep
+/// libtorch's intra-op threads. A no-op where the library has no MKL (the symbol is looked
+/// up at run time).
+struct SerialBlas(
+    Option<(
+        unsafe extern "C" fn(libc::c_int) -> libc::c_int,
+        libc::c_int,
+    )>,
+);
+
+impl SerialBlas {
+    fn new(device: Device) -> SerialBlas {
+        if device != Device::Cpu {
+            return SerialBlas(None);
+        }
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up.
+        let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"MKL_Set_Num_Threads_Local".as_ptr()) };
+        if sym.is_null() {
+            return SerialBlas(None);
+        }
+        // SAFETY: MKL's C entry point, `int MKL_Set_Num_Threads_Local(int)` (the lower-case
+        // name is the Fortran one, which takes a pointer); it
+        // changes the calling thread's setting only and returns the previous one (0 = the
+        // global setting).
+        let set: unsafe extern "C" fn(libc::c_int) -> libc::c_int =
+            unsafe { std::mem::transmute(sym) };
+        let previous = unsafe { set(1) };
+        SerialBlas(Some((set, previous)))
+    }
+}
+
+impl Drop for SerialBlas {
+    fn drop(&mut self) {
+        if let Some((set, previous)) = self.0 {
+            // SAFETY: as in `new`; restores this thread's previous setting.
+            unsafe { set(previous) };
+        }
+    }
+}
+
 impl GraphMethod for AdGcl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.vs.device();
+        let _blas = SerialBlas::new(device);
         let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
         let plain = self.encoder.plain_schedule();
         let loss = if self.view.is_some() {
@@ -395,6 +443,35 @@ mod tests {
         let ids: Vec<usize> = (0..16).collect();
         assert!(c.step(&data, &ids, 0, 0).unwrap().is_finite());
         assert!(c.embed(&data).unwrap().0 != before);
+    }
+
+    #[test]
+    fn serial_blas_gives_mkl_one_thread_here_and_restores_the_setting() {
+        let _g = crate::rng::torch_lock(); // the thread counts are process state
+                                           // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up.
+        let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"MKL_Get_Max_Threads".as_ptr()) };
+        if sym.is_null() {
+            assert!(
+                SerialBlas::new(Device::Cpu).0.is_none(),
+                "no MKL, no setting"
+            );
+            return;
+        }
+        // SAFETY: MKL's C entry point `int MKL_Get_Max_Threads(void)`.
+        let max: unsafe extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(sym) };
+        let threads = tch::get_num_threads();
+        tch::set_num_threads(2);
+        let before = unsafe { max() };
+        {
+            let _b = SerialBlas::new(Device::Cpu);
+            assert_eq!(unsafe { max() }, 1, "MKL runs serially inside the step");
+        }
+        assert_eq!(unsafe { max() }, before, "the setting is restored");
+        assert!(
+            SerialBlas::new(Device::Cuda(0)).0.is_none(),
+            "nothing to do off the CPU"
+        );
+        tch::set_num_threads(threads);
     }
 
     #[test]
