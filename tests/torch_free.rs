@@ -34,7 +34,7 @@ fn magcl_loads_no_libtorch_and_magcl_torch_does() {
 #[test]
 fn datasets_eval_and_report_run_without_the_torch_binary() {
     let dir = tempfile::tempdir().unwrap();
-    let report = concat!(env!("CARGO_MANIFEST_DIR"), "/results/graph_ma.csv");
+    let report = concat!(env!("CARGO_MANIFEST_DIR"), "/results/graph_ma/graph_ma.csv");
     for args in [
         vec!["datasets", "list"],
         vec!["report", report],

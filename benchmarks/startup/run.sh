@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up cost of the tensor-free commands: wall time, CPU time and peak RSS of
-# `magcl eval` (MUTAG-size embeddings) and `magcl report` (results/graph_ma.csv), an old
+# `magcl eval` (MUTAG-size embeddings) and `magcl report` (results/graph_ma/graph_ma.csv), an old
 # and a new binary alternated, ROUNDS rounds. Writes CSV on stdout.
 #
 #   benchmarks/startup/run.sh OLD_MAGCL NEW_MAGCL EMB.npy LABELS.npy [ROUNDS]
@@ -10,7 +10,7 @@
 #     --epochs 1 --save-embeddings EMB.npy          (labels: EMB.labels.npy)
 set -euo pipefail
 old=$1 new=$2 emb=$3 labels=$4 rounds=${5:-5}
-report=$(dirname "$0")/../../results/graph_ma.csv
+report=$(dirname "$0")/../../results/graph_ma/graph_ma.csv
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 echo "round,binary,command,wall_s,user_s,sys_s,max_rss_mb"
