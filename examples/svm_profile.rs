@@ -3,7 +3,9 @@
 //! fit's kernel and, per C, the SMO iterations and CPU seconds (thread CPU time, so the
 //! numbers mean something on a busy machine).
 //!
-//!     cargo run --release --example svm_profile -- X.npy y.npy [FOLDS]
+//!     cargo run --release --example svm_profile -- X.npy y.npy [FOLDS] [cold|warm|scaled]
+//!
+//! The last argument seeds each C after the first (`svc::Seed`; cold = libsvm's path).
 use std::path::Path;
 
 /// CPU time of this thread, seconds (wall clocks are useless on a busy machine).
@@ -28,7 +30,7 @@ impl Instant {
 }
 
 use magcl::eval::linalg::{squared_distances, Features};
-use magcl::eval::svc::{gamma_scale, RbfPath, SqDist};
+use magcl::eval::svc::{gamma_scale, RbfPath, Seed, SqDist};
 use magcl::eval::{npy, sklearn_stratified_kfold, stratified_kfold, C_GRID, INNER_FOLDS};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,6 +42,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .next()
         .ok_or("usage: svm_profile X.npy y.npy [FOLDS]")?;
     let nfolds: usize = args.next().as_deref().unwrap_or("1").parse()?;
+    let seed = match args.next().as_deref().unwrap_or("cold") {
+        "cold" => Seed::Cold,
+        "warm" => Seed::Warm,
+        "scaled" => Seed::Scaled,
+        s => return Err(format!("unknown seed mode {s:?} (cold, warm or scaled)").into()),
+    };
     let (x, n, d) = npy::read_embeddings(Path::new(&xp))?;
     let y = npy::read_labels(Path::new(&yp))?;
     let f = Features::from_f32(&x, n, d);
@@ -78,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for (ci, &c) in C_GRID.iter().enumerate() {
                 let before = p.iterations();
                 let t = Instant::now();
-                p.solve(c);
+                p.solve_seeded(c, seed);
                 t_c[ci] += t.elapsed().as_secs_f64();
                 it_c[ci] += p.iterations() - before;
                 let t = Instant::now();
