@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::folds::sklearn_stratified_kfold;
 use super::linalg::{is_symmetric, squared_distances, Features};
 use super::linear::{linear_path, LinearKind};
-use super::svc::{gamma_scale, RbfPath, SqDist};
+use super::svc::{gamma_scale, RbfPath, Seed, SqDist};
 use super::{Evaluator, C_GRID, INNER_FOLDS};
 use crate::error::{Error, Result};
 
@@ -49,10 +49,12 @@ fn kind_of(ev: Evaluator) -> Option<LinearKind> {
 }
 
 /// Fit on `fit` for each C in `cs` and predict `evals`; `None` if `fit` has one class.
-/// `kbuf` is scratch space for the RBF kernel, reused across the calls of one split.
+/// `kbuf` is scratch space for the RBF kernel, reused across the calls of one split; `seed`
+/// says where each C after the first starts (RBF only).
 #[allow(clippy::too_many_arguments)]
 fn path(
     ev: Evaluator,
+    seed: Seed,
     f: &Features,
     d2: Option<&SqDist<'_>>,
     y: &[u32],
@@ -70,7 +72,7 @@ fn path(
             let preds = cs
                 .iter()
                 .map(|&c| {
-                    p.solve(c);
+                    p.solve_seeded(c, seed);
                     p.predict(&kt)
                 })
                 .collect();
@@ -88,6 +90,7 @@ fn count_correct(pred: &[u32], y: &[u32], idx: &[usize]) -> usize {
 /// Grid search + refit for one outer split on prepared features.
 fn run_split(
     ev: Evaluator,
+    seed: Seed,
     f: &Features,
     d2: Option<&SqDist<'_>>,
     y: &[u32],
@@ -117,7 +120,7 @@ fn run_split(
                 .collect();
             // a fit on one class fails in scikit-learn too: its scores stay NaN
             let mut kbuf = Vec::new();
-            match path(ev, f, d2, y, &fit, &held, &C_GRID, &mut kbuf) {
+            match path(ev, seed, f, d2, y, &fit, &held, &C_GRID, &mut kbuf) {
                 Some(preds) => preds
                     .iter()
                     .map(|p| count_correct(p, y, &held) as f64 / held.len().max(1) as f64)
@@ -144,11 +147,21 @@ fn run_split(
     }
     let best_c = C_GRID[best];
     let evals: Vec<usize> = split.val.iter().chain(&split.test).copied().collect();
-    let pred = path(ev, f, d2, y, &split.train, &evals, &[best_c], &mut kbuf)
-        .and_then(|mut v| v.pop())
-        .ok_or_else(|| {
-            Error::Config("an outer training part holds a single class; cannot fit".into())
-        })?;
+    let pred = path(
+        ev,
+        seed,
+        f,
+        d2,
+        y,
+        &split.train,
+        &evals,
+        &[best_c],
+        &mut kbuf,
+    )
+    .and_then(|mut v| v.pop())
+    .ok_or_else(|| {
+        Error::Config("an outer training part holds a single class; cannot fit".into())
+    })?;
     let (pv, pt) = pred.split_at(split.val.len());
     Ok(FoldOutcome {
         best_c,
@@ -167,6 +180,20 @@ pub fn run_splits(
     y: &[u32],
     splits: &[Split],
     standardize: bool,
+) -> Result<Vec<FoldOutcome>> {
+    run_splits_seeded(ev, x, y, splits, standardize, Seed::Cold)
+}
+
+/// [`run_splits`] with the RBF grid's solves for each C after the first started as `seed`
+/// says ([`Seed::Cold`] is libsvm's and scikit-learn's path; the others are for
+/// measurements, see `docs/evaluation.md`).
+pub fn run_splits_seeded(
+    ev: Evaluator,
+    x: &Features,
+    y: &[u32],
+    splits: &[Split],
+    standardize: bool,
+    seed: Seed,
 ) -> Result<Vec<FoldOutcome>> {
     let shared = if standardize {
         None
@@ -190,17 +217,17 @@ pub fn run_splits(
                     data: d2,
                     symmetric: *symmetric,
                 };
-                run_split(ev, f, Some(&d2), y, split)
+                run_split(ev, seed, f, Some(&d2), y, split)
             }
-            Some(Shared::Linear { f }) => run_split(ev, f, None, y, split),
+            Some(Shared::Linear { f }) => run_split(ev, seed, f, None, y, split),
             None => {
                 let f = x.standardized(&split.train);
                 if ev == Evaluator::SvcRbf {
                     let data = squared_distances(&f);
                     let d2 = SqDist::new(f.n, &data);
-                    run_split(ev, &f, Some(&d2), y, split)
+                    run_split(ev, seed, &f, Some(&d2), y, split)
                 } else {
-                    run_split(ev, &f, None, y, split)
+                    run_split(ev, seed, &f, None, y, split)
                 }
             }
         })

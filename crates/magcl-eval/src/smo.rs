@@ -678,6 +678,30 @@ impl Smo {
         }
     }
 
+    /// Multiply every α by `r > 0` and raise the box to `r·C` (the last solve's `C`),
+    /// keeping the gradient exact: `y_t G_t = Σ_s y_s α_s K_st − y_t` becomes
+    /// `r·(y_t G_t + y_t) − y_t`. The scaled α is feasible for the box `r·C` (`yᵀα` stays
+    /// 0), so it seeds the problem for `C' = r·C` (alpha seeding; see
+    /// `docs/evaluation.md`). Call [`solve`](Self::solve) next; `rho` is stale until then.
+    pub fn scale_alpha(&mut self, k: KernelRef<'_>, r: f64) {
+        assert!(r > 0.0 && r.is_finite(), "scale factor {r}");
+        assert_eq!(k.m, self.m, "kernel size");
+        self.sync_out();
+        self.c *= r;
+        for t in 0..self.m {
+            self.alpha[t] *= r;
+            self.yg[t] = r * (self.yg[t] + self.y[t]) - self.y[t];
+        }
+        // outside `solve` every sample is active (a solve ends by un-shrinking), so the
+        // scaled gradient is exact everywhere; statuses follow the new box
+        debug_assert_eq!(self.n_active, self.m);
+        for t in 0..self.m {
+            self.st[t] = self.status_of(self.alpha[t]);
+        }
+        self.next_i = None;
+        self.build_view(k);
+    }
+
     /// The dual objective `½ αᵀQα − eᵀα` (for tests).
     pub fn objective(&self) -> f64 {
         // G = Qα − e  ⇒  ½ αᵀQα − eᵀα = ½ Σ α_t (G_t − 1)
@@ -1043,6 +1067,41 @@ mod tests {
             let s: f64 = warm.alpha().iter().zip(&y).map(|(a, b)| a * b).sum();
             assert!(s.abs() < 1e-9);
             assert!(warm.alpha().iter().all(|&a| (0.0..=c).contains(&a)));
+        }
+    }
+
+    /// Alpha seeding by scaling: the scaled gradient equals the one computed from the
+    /// scaled α from scratch, and a solve from the scaled α reaches the cold optimum.
+    #[test]
+    fn scaled_seed_keeps_the_gradient_exact_and_reaches_the_cold_optimum() {
+        let (k, y) = problem(300, 21, 1.0);
+        let m = y.len();
+        let kr = KernelRef::full(&k, m);
+        let mut s = Smo::new(kr, &y);
+        s.solve(kr, 1.0, 1e-3, true);
+        s.scale_alpha(kr, 10.0);
+        let alpha = s.alpha();
+        assert!(alpha.iter().all(|&a| (0.0..=10.0).contains(&a)));
+        assert!(alpha.contains(&10.0), "some α stay at the (new) bound");
+        let dot: f64 = alpha.iter().zip(&y).map(|(a, b)| a * b).sum();
+        assert!(dot.abs() < 1e-9, "{dot}");
+        for t in 0..m {
+            let g: f64 = (0..m)
+                .map(|u| alpha[u] * y[u] * f64::from(k[t * m + u]))
+                .sum::<f64>()
+                - y[t];
+            assert!((s.yg[t] - g).abs() < 1e-9, "t={t}: {} vs {g}", s.yg[t]);
+        }
+        for c in [10.0, 100.0] {
+            if c > 10.0 {
+                s.scale_alpha(kr, 10.0);
+            }
+            s.solve(kr, c, 1e-8, true);
+            let mut cold = Smo::new(kr, &y);
+            cold.solve(kr, c, 1e-8, true);
+            let (a, b) = (s.objective(), cold.objective());
+            assert!((a - b).abs() < 1e-6 * (1.0 + b.abs()), "c={c}: {a} vs {b}");
+            assert!((s.rho() - cold.rho()).abs() < 1e-4, "c={c}");
         }
     }
 

@@ -66,6 +66,23 @@ pub struct RbfPath {
     gamma: f64,
     k: Vec<f32>,
     pairs: Vec<Pair>,
+    /// the `C` of the last solve
+    last_c: Option<f64>,
+}
+
+/// Where the solve for the next `C` of a grid starts (alpha seeding; measured in
+/// `docs/evaluation.md`, "Warm starts").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Seed {
+    /// α = 0 for every `C`: libsvm's path, the one scikit-learn's `SVC` follows (the
+    /// evaluator's default).
+    #[default]
+    Cold,
+    /// The previous (smaller) `C`'s solution, still feasible for the larger box.
+    Warm,
+    /// The previous `C`'s solution times `C / C_prev` (feasible too: `yᵀα` stays 0 and
+    /// `α ≤ C`): the bounded multipliers stay at the bound.
+    Scaled,
 }
 
 impl RbfPath {
@@ -181,22 +198,32 @@ impl RbfPath {
             gamma,
             k,
             pairs,
+            last_c: None,
         })
     }
 
-    /// Solve every pair for box constraint `c` (each from α = 0, see below).
+    /// Solve every pair for box constraint `c` from α = 0, as libsvm does.
     pub fn solve(&mut self, c: f64) {
+        self.solve_seeded(c, Seed::Cold);
+    }
+
+    /// Solve every pair for box constraint `c`, starting as `seed` says. A warm seed
+    /// needs the previous solve's `C` to be at most `c`; otherwise (and for the first
+    /// solve) the pair starts from α = 0.
+    pub fn solve_seeded(&mut self, c: f64, seed: Seed) {
         let m = self.order.len();
         let k = &self.k;
+        let prev = self.last_c.filter(|&p| p <= c);
         for p in &mut self.pairs {
             let kr = block(k, m, &p.own, p.offset, p.pos.len());
-            // Each C starts from α = 0 as libsvm does. Warm-starting from the previous C's
-            // solution is valid (see `Smo::solve`) but measured slower at large C (the old
-            // bound-constrained α become free and defeat shrinking) and it follows a
-            // different path, which moves near-tie grid decisions away from scikit-learn's.
-            p.smo.restart(kr);
+            match (seed, prev) {
+                (Seed::Warm, Some(_)) => {}
+                (Seed::Scaled, Some(pc)) => p.smo.scale_alpha(kr, c / pc),
+                _ => p.smo.restart(kr),
+            }
             p.smo.solve(kr, c, TOL, true);
         }
+        self.last_c = Some(c);
     }
 
     /// Kernel values between the samples `eval` and the fit's samples (`|eval| × m`).
@@ -301,6 +328,56 @@ pub fn gamma_scale(var: f64, d: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::linalg::{squared_distances, Features};
+
+    /// `Seed::Cold` is libsvm's path bit for bit whatever came before; the warm seeds
+    /// start from α = 0 for a first or a smaller C, and otherwise end within the stopping
+    /// tolerance of the same problem (their α differ, their objectives agree).
+    #[test]
+    fn seeds_cold_is_exact_and_warm_seeds_solve_the_same_problem() {
+        let (n, d) = (240, 3);
+        let x = Features {
+            n,
+            d,
+            data: (0..n * d)
+                .map(|i| ((i * 53 % 97) as f64 * 0.61).sin())
+                .collect(),
+        };
+        let y: Vec<u32> = (0..n as u32).map(|i| (i * 5 % 13) % 3).collect();
+        let data = squared_distances(&x);
+        let d2 = SqDist::new(n, &data);
+        let fit: Vec<usize> = (0..n).filter(|i| i % 5 != 2).collect();
+        let gamma = 0.8;
+        let state = |p: &RbfPath| -> Vec<(Vec<u64>, u64, u64)> {
+            p.pairs
+                .iter()
+                .map(|q| {
+                    let a = q.smo.alpha().iter().map(|v| v.to_bits()).collect();
+                    (a, q.smo.rho().to_bits(), q.smo.objective().to_bits())
+                })
+                .collect()
+        };
+        for seed in [Seed::Cold, Seed::Warm, Seed::Scaled] {
+            let mut p = RbfPath::new(&d2, &y, &fit, gamma).unwrap();
+            for (step, c) in [1.0, 10.0, 100.0, 0.1].into_iter().enumerate() {
+                p.solve_seeded(c, seed);
+                let mut cold = RbfPath::new(&d2, &y, &fit, gamma).unwrap();
+                cold.solve(c);
+                // the first C, a smaller C and every cold seed start from α = 0
+                if seed == Seed::Cold || step == 0 || c < 1.0 {
+                    assert_eq!(state(&p), state(&cold), "{seed:?} c={c}");
+                    continue;
+                }
+                for (q, r) in p.pairs.iter().zip(&cold.pairs) {
+                    let (a, b) = (q.smo.objective(), r.smo.objective());
+                    assert!(
+                        (a - b).abs() < 1e-3 * (1.0 + b.abs()),
+                        "{seed:?} c={c}: {a} {b}"
+                    );
+                    assert!(q.smo.alpha().iter().all(|&v| (0.0..=c).contains(&v)));
+                }
+            }
+        }
+    }
 
     /// The one-triangle kernel equals the full computation bit for bit, whatever buffer
     /// it is written into, and so do the fits.
