@@ -2,6 +2,10 @@
 //! config end to end ([`run`]).
 pub mod config;
 pub mod device;
+#[cfg(test)]
+mod differential;
+#[cfg(test)]
+mod method_tests;
 pub mod presets;
 pub mod results;
 pub mod run;

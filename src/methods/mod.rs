@@ -19,8 +19,6 @@ use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EP
 use crate::rng::{self, streams};
 
 pub mod adgcl;
-#[cfg(test)]
-mod differential;
 pub mod graphcl;
 pub mod node;
 pub mod optim;

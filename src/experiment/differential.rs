@@ -28,11 +28,13 @@
 //! effect, so each case also checks that some step differed.
 use tch::{nn, Device, Kind, Tensor};
 
-use super::{adgcl::AdGcl, epoch_batches, graphcl::GraphCl, node::NodeModel, simgrace::SimGrace};
-use super::{GraphData, GraphMethod};
 use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
 use crate::graph::GraphView;
 use crate::kernels::with_reference_ops;
+use crate::methods::{
+    adgcl::AdGcl, epoch_batches, graphcl::GraphCl, node::NodeModel, simgrace::SimGrace,
+};
+use crate::methods::{GraphData, GraphMethod};
 
 /// Training steps per run.
 const STEPS: usize = 20;
@@ -394,7 +396,7 @@ fn adgcl_trains_the_same_with_kernels_and_reference_operations() {
 #[test]
 fn node_model_trains_the_same_with_kernels_and_reference_operations() {
     let _g = crate::rng::torch_lock();
-    let ds = super::node::tests::toy_dataset(90);
+    let ds = super::method_tests::node::toy_dataset(90);
     for (preset, ma) in [("code", false), ("code", true), ("paper", true)] {
         let mut spec = RunSpec {
             method: Some(MethodName::Base),
