@@ -7,9 +7,9 @@ use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
 
-use super::bench::{run_worker, worker_program};
 use super::train::parse_set;
 use crate::experiment::config::{MethodName, RunConfig, RunSpec};
+use crate::experiment::pool::{run_worker, worker_program};
 
 /// Time training epochs (median after a warm-up), one evaluation and peak memory.
 ///
@@ -78,23 +78,10 @@ pub struct SpeedRow {
     pub timestamp: u64,
 }
 
-/// The CPU model from /proc/cpuinfo.
-pub fn machine() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// The machine of a row: the CPU model, and for a CUDA run also the GPU's name as
 /// `nvidia-smi` reports it (so that rows from different GPU models are told apart).
 fn machine_for(device: &str) -> String {
-    let cpu = machine();
+    let cpu = crate::runtime::machine();
     let Some(index) = device.strip_prefix("cuda") else {
         return cpu;
     };

@@ -6,6 +6,7 @@ pub mod device;
 mod differential;
 #[cfg(test)]
 mod method_tests;
+pub mod pool;
 pub mod presets;
 pub mod results;
 pub mod run;
