@@ -172,8 +172,8 @@ pub fn reference_ops() -> bool {
 }
 
 /// Runs `f` with every operation of this module, the sparse products
-/// ([`crate::graph::SparseMatrix::mm`]), the contrastive loss ([`crate::loss::InfoNce`])
-/// and the optimiser ([`crate::methods::optim::Adam`], when built inside `f`) in their
+/// (`graph::SparseMatrix::mm`), the contrastive loss (`loss::InfoNce`)
+/// and the optimiser (`methods::optim::Adam`, when built inside `f`) in their
 /// reference form: plain libtorch operators and libtorch's autograd, on every device. The
 /// model code is the same either way; what changes is how each operation computes. The
 /// differential tests train every method both ways and compare. The setting is per

@@ -1,10 +1,10 @@
 //! Parameters and their checks.
 //!
 //! Each stage owns the parameters it runs on, beside its code: the loss
-//! ([`crate::loss::InfoNceParams`]), model augmentation ([`crate::ma::MaParams`]), the GIN
-//! encoder ([`crate::nn::GinParams`]), the augmentations ([`crate::augment::AugParams`]) and
-//! each method ([`crate::methods::MethodParams`] and the method-specific ones beside each
-//! method). A stage's `check` validates its values once and returns them as [`Checked`],
+//! (`loss::InfoNceParams`), model augmentation (`ma::MaParams`), the GIN encoder
+//! (`nn::GinParams`), the augmentations (`augment::AugParams`) and each method
+//! (`methods::MethodParams` and the method-specific ones beside each method). This module
+//! depends on none of them. A stage's `check` validates its values once and returns them as [`Checked`],
 //! which is what the stage's constructors accept (linfa's params → checked params). The
 //! experiment layer only composes stages' parameters into one run's configuration.
 use std::ops::Deref;

@@ -17,7 +17,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
-use super::registry::MethodEntry;
+use super::MethodEntry;
 use super::{embed_encoder, GraphData, GraphMethod};
 use super::{Checked, GraphRunner, MethodParams, Selection};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};

@@ -5,7 +5,7 @@
 use tch::Device;
 
 use super::optim::Adam;
-use super::registry::MethodEntry;
+use super::MethodEntry;
 use super::{Checked, GraphRunner, MethodParams};
 use super::{GraphData, GraphMethod, Tower};
 use crate::augment::{self, augment_views, Augmentor};

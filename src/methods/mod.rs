@@ -15,6 +15,7 @@ use crate::loss::InfoNceParams;
 use crate::ma::MaParams;
 use crate::nn::GinParams;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
+use crate::params::Task;
 use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
 use crate::rng::{self, streams};
 
@@ -44,6 +45,26 @@ pub trait GraphMethod {
     fn selection(&self) -> Selection {
         Selection::Final
     }
+}
+
+/// Builds a method for its training data on a device.
+pub type BuildFn =
+    for<'a> fn(&Checked<MethodParams>, TrainData<'a>, Device, bool) -> Result<Box<dyn Method + 'a>>;
+
+/// One method.
+pub struct MethodEntry {
+    /// The name configs and result rows use.
+    pub name: &'static str,
+    /// Other accepted spellings (matched case-insensitively, like the name).
+    pub aliases: &'static [&'static str],
+    pub task: Task,
+    /// The built-in method whose presets (hyper-parameters per dataset, features,
+    /// evaluator) a new method's configurations start from; a built-in names itself.
+    pub preset: &'static str,
+    /// One line for `--help` and error messages.
+    pub about: &'static str,
+    /// Builds the method (the last argument: whether to draw progress bars).
+    pub build: BuildFn,
 }
 
 /// What a method trains on.

@@ -10,7 +10,7 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
-use super::registry::MethodEntry;
+use super::MethodEntry;
 use super::{check_loss, progress_bar, TrainLog};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use crate::augment::{drop_directed_edges, feature_column_mask};

@@ -7,31 +7,8 @@
 //! method and its `ENTRY`, plus its line in [`BUILTIN`].
 use std::sync::RwLock;
 
-use tch::Device;
-
-use super::{Checked, Method, MethodParams, TrainData};
+pub use super::{BuildFn, MethodEntry};
 use crate::error::{Error, Result};
-use crate::params::Task;
-
-/// Builds a method for its training data on a device.
-pub type BuildFn =
-    for<'a> fn(&Checked<MethodParams>, TrainData<'a>, Device, bool) -> Result<Box<dyn Method + 'a>>;
-
-/// One method.
-pub struct MethodEntry {
-    /// The name configs and result rows use.
-    pub name: &'static str,
-    /// Other accepted spellings (matched case-insensitively, like the name).
-    pub aliases: &'static [&'static str],
-    pub task: Task,
-    /// The built-in method whose presets (hyper-parameters per dataset, features,
-    /// evaluator) a new method's configurations start from; a built-in names itself.
-    pub preset: &'static str,
-    /// One line for `--help` and error messages.
-    pub about: &'static str,
-    /// Builds the method (the last argument: whether to draw progress bars).
-    pub build: BuildFn,
-}
 
 /// The built-in methods.
 pub static BUILTIN: &[&MethodEntry] = &[

@@ -8,7 +8,7 @@
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
-use super::registry::MethodEntry;
+use super::MethodEntry;
 use super::{sorted_vars, GraphData, GraphMethod, Tower};
 use super::{Checked, GraphRunner, MethodParams};
 use crate::error::{Error, Result};

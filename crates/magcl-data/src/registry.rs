@@ -209,7 +209,47 @@ pub fn lookup(name: &str) -> Result<KnownDataset> {
 pub fn is_node_dataset(name: &str) -> bool {
     name.trim().starts_with("npz:")
         || find(name).is_some_and(|d| d.kind == DatasetKind::Node)
-        || matches!(super::source::synthetic_node_params(name), Ok(Some(_)))
+        || matches!(synthetic_node_params(name), Ok(Some(_)))
+}
+
+/// (nodes, undirected edges, features, classes, seed) of a `synthetic-node` set.
+pub type SyntheticNodeSize = (usize, usize, usize, usize, u64);
+
+/// `synthetic-node[:NODES[:EDGES[:FEATURES[:CLASSES[:SEED]]]]]`: the planted-partition
+/// node set (default: the size of Coauthor-CS).
+pub fn synthetic_node_params(name: &str) -> Result<Option<SyntheticNodeSize>> {
+    let name = name.trim();
+    let lower = name.to_ascii_lowercase();
+    let Some(rest) = lower.strip_prefix("synthetic-node") else {
+        return Ok(None);
+    };
+    let (dn, de, df, dc) = super::synthetic::NODE_DEFAULT;
+    let mut v: Vec<u64> = vec![dn as u64, de as u64, df as u64, dc as u64, 0];
+    if !rest.is_empty() {
+        let parts: Vec<&str> = rest.trim_start_matches(':').split(':').collect();
+        if !rest.starts_with(':') || parts.len() > 5 {
+            return Err(Error::Data(format!(
+                "dataset {name:?}: expected synthetic-node[:NODES[:EDGES[:FEATURES[:CLASSES[:SEED]]]]]"
+            )));
+        }
+        for (i, p) in parts.iter().enumerate() {
+            v[i] = p.parse().map_err(|_| {
+                Error::Data(format!("dataset {name:?}: '{p}' is not a whole number"))
+            })?;
+        }
+    }
+    if v[0] < 2 || v[2] == 0 || v[3] == 0 {
+        return Err(Error::Data(format!(
+            "dataset {name:?}: needs at least 2 nodes, 1 feature and 1 class"
+        )));
+    }
+    Ok(Some((
+        v[0] as usize,
+        v[1] as usize,
+        v[2] as usize,
+        v[3] as usize,
+        v[4],
+    )))
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::render::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
+use super::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 use super::{Comparison, GroupKey, HolmScope, Metric, Report};
 use crate::error::{Error, Result};
 

@@ -36,6 +36,7 @@ use crate::stats::{PairedComparison, Summary};
 
 pub mod claims;
 pub mod config;
+pub mod format;
 pub mod plot;
 pub mod raster;
 pub mod render;

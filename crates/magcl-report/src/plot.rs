@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::render::{method_label, method_name};
+use super::format::{method_label, method_name};
 use super::{dataset_sort_key, variant_keys, Group, Metric, Report};
 use crate::error::{Error, Result};
 

@@ -4,33 +4,7 @@ use std::fmt::Write as _;
 
 use super::{dataset_sort_key, Comparison, Group, GroupKey, HolmScope, Metric, Report, MIN_SEEDS};
 use crate::error::{Error, Result};
-
-/// Display name of a method.
-pub fn method_name(m: &str) -> String {
-    match m {
-        "graphcl" => "GraphCL".into(),
-        "simgrace" => "SimGRACE".into(),
-        "adgcl" => "AD-GCL".into(),
-        "adgcl-fixed" => "AD-GCL (fixed augmenter)".into(),
-        "base" => "Base model".into(),
-        other => match other.strip_prefix("base:") {
-            Some(preset) => format!("Base model ({preset})"),
-            None => other.into(),
-        },
-    }
-}
-
-/// Display name of a group's method, with the node-level split when there is one:
-/// `Base model (paper, public split)`.
-pub fn method_label(k: &GroupKey) -> String {
-    if k.split.is_empty() {
-        return method_name(&k.method);
-    }
-    match k.method.strip_prefix("base:") {
-        Some(preset) => format!("Base model ({preset}, {} split)", k.split),
-        None => format!("{} ({} split)", method_name(&k.method), k.split),
-    }
-}
+pub use crate::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 
 fn is_node_method(m: &str) -> bool {
     m == "base" || m.starts_with("base:")
@@ -49,33 +23,6 @@ fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
         s.push_str(&format!(", {}", k.evaluator));
     }
     s
-}
-
-pub fn fmt_num(x: f64, d: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.d$}")
-    } else {
-        "–".into()
-    }
-}
-
-pub fn fmt_opt(x: Option<f64>, d: usize) -> String {
-    x.map(|v| fmt_num(v, d)).unwrap_or_else(|| "–".into())
-}
-
-/// An interval as `[lo, hi]`, or `–`.
-pub fn fmt_ci(ci: Option<(f64, f64)>, d: usize) -> String {
-    ci.map(|(lo, hi)| format!("[{}, {}]", fmt_num(lo, d), fmt_num(hi, d)))
-        .unwrap_or_else(|| "–".into())
-}
-
-/// p-values: 4 decimals, scientific below 0.001.
-pub fn fmt_p(p: Option<f64>) -> String {
-    match p {
-        None => "–".into(),
-        Some(p) if p < 1e-3 => format!("{p:.1e}"),
-        Some(p) => format!("{p:.4}"),
-    }
 }
 
 fn metric_title(m: Metric) -> &'static str {
