@@ -213,7 +213,7 @@ fn shards_concatenate_to_the_full_sweep() {
         let o = fx.run(&["--shard", &format!("{i}/4"), "--jobs", "1"]);
         assert!(o.status.success(), "{}", stderr(&o));
         // Default output name of a shard.
-        let p = fx.path(&format!("results/sweep.shard-{i}-of-4.csv"));
+        let p = fx.path(&format!("results/sweep/sweep.shard-{i}-of-4.csv"));
         let text = std::fs::read_to_string(&p).unwrap();
         assert_eq!(
             text.matches("dataset,method,ma,").count(),
@@ -239,7 +239,7 @@ fn shards_concatenate_to_the_full_sweep() {
     // `report` reads several files: the shards together give the full sweep's numbers.
     let shard_files: Vec<String> = (0..4)
         .map(|i| {
-            fx.path(&format!("results/sweep.shard-{i}-of-4.csv"))
+            fx.path(&format!("results/sweep/sweep.shard-{i}-of-4.csv"))
                 .to_string_lossy()
                 .into_owned()
         })
@@ -281,7 +281,7 @@ fn shards_concatenate_to_the_full_sweep() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
-    let fourth = rows(&fx.path("results/sweep.shard-3-of-4.csv"));
+    let fourth = rows(&fx.path("results/sweep/sweep.shard-3-of-4.csv"));
     assert!(
         err.contains(&format!(
             "{} of 18 cells have no row in these files",
@@ -319,7 +319,7 @@ fn slurm_array_tasks_are_shards() {
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
-        let slurm = rows(&fx.path(&format!("results/sweep.shard-{}-of-4.csv", task - 1)));
+        let slurm = rows(&fx.path(&format!("results/sweep/sweep.shard-{}-of-4.csv", task - 1)));
         let o = fx.run(&[
             "--shard",
             &format!("{}/4", task - 1),

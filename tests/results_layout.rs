@@ -10,22 +10,55 @@ fn results() -> PathBuf {
     Path::new(DIR).join("results")
 }
 
+/// The files of `results/` that git tracks, when this is a git checkout: a user's own runs
+/// (untracked, e.g. `magcl bench`'s default `results/NAME/`) are not the committed layout.
+/// `None` outside a git checkout (then every file counts).
+fn tracked() -> Option<BTreeSet<PathBuf>> {
+    let out = std::process::Command::new("git")
+        .args(["-C", DIR, "ls-files", "-z", "--", "results"])
+        .output()
+        .ok()?;
+    if !out.status.success() || out.stdout.is_empty() {
+        return None;
+    }
+    Some(
+        out.stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| Path::new(DIR).join(String::from_utf8_lossy(p).as_ref()))
+            .collect(),
+    )
+}
+
+/// The entries of `dir` that belong to the committed layout.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let tracked = tracked();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| match &tracked {
+            Some(t) => t.iter().any(|f| f == p || f.starts_with(p)),
+            None => true,
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// The experiment folders (every entry of `results/` but its README).
 fn experiments() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for e in std::fs::read_dir(results()).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name().to_string_lossy().into_owned();
+    for path in entries(&results()) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if name == "README.md" {
             continue;
         }
         assert!(
-            e.file_type().unwrap().is_dir(),
+            path.is_dir(),
             "results/{name} is not a folder: results/ holds one folder per experiment"
         );
-        dirs.push(e.path());
+        dirs.push(path);
     }
-    dirs.sort();
     dirs
 }
 
@@ -59,8 +92,8 @@ fn every_experiment_folder_has_a_manifest_and_no_hash_in_file_names() {
             "{} has no MANIFEST.md",
             dir.display()
         );
-        for e in std::fs::read_dir(dir).unwrap() {
-            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        for path in entries(dir) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
             for part in name.split(['_', '-', '.']) {
                 assert!(
                     !looks_like_a_commit(part),
@@ -77,8 +110,7 @@ fn every_commit_in_the_rows_is_named_in_the_manifest() {
     let mut checked = 0;
     for dir in experiments() {
         let manifest = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let path = e.unwrap().path();
+        for path in entries(&dir) {
             if path.extension().and_then(|x| x.to_str()) != Some("csv") {
                 continue;
             }
@@ -112,8 +144,7 @@ fn every_commit_in_the_rows_is_named_in_the_manifest() {
 #[test]
 fn speed_rows_are_not_results() {
     for dir in experiments() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let path = e.unwrap().path();
+        for path in entries(&dir) {
             if path.extension().and_then(|x| x.to_str()) != Some("csv") {
                 continue;
             }

@@ -21,8 +21,8 @@ use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 pub struct BenchArgs {
     /// The sweep config (TOML; see benchmarks/*.toml for annotated examples).
     pub config: PathBuf,
-    /// Result CSV to append to [default: results/NAME.csv, or
-    /// results/NAME.shard-I-of-N.csv with --shard]. An existing file that is not a magcl
+    /// Result CSV to append to [default: results/NAME/NAME.csv, or
+    /// results/NAME/NAME.shard-I-of-N.csv with --shard; NAME is the sweep's name]. An existing file that is not a magcl
     /// result file is refused and left unchanged. Beside it, OUT.manifest.jsonl records
     /// each run (command, commit, machine, date); when OUT is in a folder of its own,
     /// results/EXPERIMENT/, the sweep config is also copied there as EXPERIMENT.toml
@@ -118,7 +118,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             Some((i, n)) => format!("{}.shard-{i}-of-{n}.csv", sweep.name),
             None => format!("{}.csv", sweep.name),
         };
-        Path::new("results").join(name)
+        // One folder per experiment: rows, manifest and the sweep's config side by side.
+        Path::new("results").join(&sweep.name).join(name)
     });
     let mut header = format!(
         "sweep '{}' ({}): {} cells",
