@@ -91,20 +91,6 @@ pub fn augment_views(
         .collect()
 }
 
-/// [`augment_views`] on the calling thread (the same views: each graph draws from its own
-/// stream).
-pub fn augment_views_here(
-    graphs: &[GraphView],
-    ids: &[usize],
-    policy: &dyn Augmentor,
-    seed: u64,
-    epoch: usize,
-) -> Vec<GraphView> {
-    ids.iter()
-        .map(|&i| augment_one(graphs, i, policy, seed, epoch))
-        .collect()
-}
-
 /// Graph `i`'s view of `epoch`, from the stream `(seed, AUGMENT, epoch, i)`.
 fn augment_one(
     graphs: &[GraphView],
@@ -378,7 +364,6 @@ mod tests {
         let one = run(1);
         assert_eq!(one, run(2));
         assert_eq!(one, run(4));
-        assert_eq!(one, augment_views_here(&graphs, &ids, policy, 42, 3));
         assert_ne!(
             one,
             augment_views(&graphs, &ids, policy, 42, 4),
