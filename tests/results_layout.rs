@@ -13,7 +13,12 @@ fn results() -> PathBuf {
 /// The files of `results/` that git tracks, when this is a git checkout: a user's own runs
 /// (untracked, e.g. `magcl bench`'s default `results/NAME/`) are not the committed layout.
 /// `None` outside a git checkout (then every file counts).
-fn tracked() -> Option<BTreeSet<PathBuf>> {
+fn tracked() -> Option<&'static BTreeSet<PathBuf>> {
+    static TRACKED: std::sync::OnceLock<Option<BTreeSet<PathBuf>>> = std::sync::OnceLock::new();
+    TRACKED.get_or_init(list_tracked).as_ref()
+}
+
+fn list_tracked() -> Option<BTreeSet<PathBuf>> {
     let out = std::process::Command::new("git")
         .args(["-C", DIR, "ls-files", "-z", "--", "results"])
         .output()
@@ -36,7 +41,7 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| match &tracked {
+        .filter(|p| match tracked {
             Some(t) => t.iter().any(|f| f == p || f.starts_with(p)),
             None => true,
         })
