@@ -1,7 +1,7 @@
 //! The npz reader: zip archive, .npy headers and data, and the gnn-benchmark layout.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use magcl::data::npz;
+use magcl_data::npz;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

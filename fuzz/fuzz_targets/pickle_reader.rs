@@ -2,7 +2,7 @@
 //! (numpy array, scipy CSR matrix, dict of neighbour lists).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use magcl::data::{pickle, planetoid};
+use magcl_data::{pickle, planetoid};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -3,7 +3,7 @@
 //! node_attributes, edge_labels, edge_attributes (an empty optional part = file absent).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use magcl::data::tu::{parse_tu, TuFile, TuSources};
+use magcl_data::tu::{parse_tu, TuFile, TuSources};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
                 .iter()
                 .all(|&(u, v)| u < v && (v as usize) < g.num_nodes));
         }
-        let _ = magcl::data::graph_features(&ds, "labels+attributes");
-        let _ = magcl::data::graph_features(&ds, "degree:8");
+        let _ = magcl_data::graph_features(&ds, "labels+attributes");
+        let _ = magcl_data::graph_features(&ds, "degree:8");
     }
 });
