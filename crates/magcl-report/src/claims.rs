@@ -68,6 +68,12 @@ pub struct Claim {
     pub metric: String,
     /// The claimed Δ = +MA − baseline.
     pub delta: f64,
+    /// The baseline's method where it is not `method`: the claim's +MA arm then differs
+    /// from its baseline in more than MA, and the measurement pairs `method` +MA with
+    /// `baseline_method` without MA, seed by seed (AD-GCL+MA: `method = "adgcl-fixed"`,
+    /// `baseline_method = "adgcl"`). Unset: the baseline is `method` without MA.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_method: Option<String>,
     /// The paper's baseline value, where it prints one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<f64>,
@@ -126,6 +132,14 @@ impl ClaimsFile {
             if let Some(s) = &c.split {
                 if s != "public" && s != "random" {
                     return Err(format!("{at}: split '{s}': expected public or random"));
+                }
+            }
+            if let Some(b) = &c.baseline_method {
+                if b.trim().is_empty() || *b == c.method {
+                    return Err(format!(
+                        "{at}: baseline_method '{b}': name a method other than '{}' (or leave it out)",
+                        c.method
+                    ));
                 }
             }
             if c.source.trim().is_empty() {
@@ -226,6 +240,9 @@ pub struct Measured {
     pub mde: Option<f64>,
     pub p_t: Option<f64>,
     pub p_t_holm: Option<f64>,
+    /// The baseline's method where it is not the key's (the claim's `baseline_method`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_method: Option<String>,
 }
 
 /// One line of the verdict table.
@@ -265,8 +282,13 @@ pub fn join(report: &Report, claims: &ClaimsFile, file: &Path) -> Verdicts {
             continue;
         }
         let mut any = false;
-        for c in report
-            .comparisons
+        let cross = claim
+            .baseline_method
+            .as_deref()
+            .map(|b| super::cross_comparisons(&report.groups, &claim.method, b));
+        for c in cross
+            .as_deref()
+            .unwrap_or(&report.comparisons)
             .iter()
             .filter(|c| claim.matches(c, report.metric))
         {
@@ -283,6 +305,7 @@ pub fn join(report: &Report, claims: &ClaimsFile, file: &Path) -> Verdicts {
                     mde: c.test.mde,
                     p_t: c.test.t_test.as_ref().and_then(|t| t.p),
                     p_t_holm: c.p_t_holm,
+                    baseline_method: claim.baseline_method.clone(),
                 }),
                 verdict: v,
                 magnitude,
@@ -327,6 +350,16 @@ pub fn measured_label(k: &GroupKey) -> String {
     let mut s = format!("{} +MA ({})", method_label(k), k.ma);
     if !k.variant.is_empty() {
         s.push_str(&format!(" [{}]", k.variant));
+    }
+    s
+}
+
+/// The label of a verdict's measurement: [`measured_label`], and "vs BASELINE" where the
+/// baseline is another method's.
+pub fn measured_vs_label(m: &Measured) -> String {
+    let mut s = measured_label(&m.key);
+    if let Some(b) = &m.baseline_method {
+        s.push_str(&format!(" vs {} without MA", method_name(b)));
     }
     s
 }
@@ -401,7 +434,7 @@ pub fn verdict_markdown(v: &Verdicts, metric: Metric) -> String {
         let c = &r.claim;
         let (label, pairs, measured, mde, holm) = match &r.measured {
             Some(m) => (
-                measured_label(&m.key),
+                measured_vs_label(m),
                 m.pairs.to_string(),
                 format!("{} {}", signed(m.mean_diff, d), fmt_ci(m.ci95, d)),
                 fmt_opt(m.mde, d),
@@ -464,6 +497,7 @@ pub fn verdict_csv(v: &Verdicts, metric: Metric) -> Result<String> {
         "mde80",
         "p_t",
         "p_t_holm",
+        "baseline_method",
         "holm_scope",
         "verdict",
         "magnitude",
@@ -500,8 +534,9 @@ pub fn verdict_csv(v: &Verdicts, metric: Metric) -> Result<String> {
                 o(m.mde),
                 o(m.p_t),
                 o(m.p_t_holm),
+                m.baseline_method.clone().unwrap_or_default(),
             ]),
-            None => rec.extend(std::iter::repeat_n(String::new(), 12)),
+            None => rec.extend(std::iter::repeat_n(String::new(), 13)),
         }
         rec.extend([
             match v.holm_scope {
@@ -576,5 +611,74 @@ mod tests {
         assert!(ClaimsFile::parse(&level)
             .unwrap_err()
             .contains("level 'edge'"));
+    }
+
+    /// A claim with `baseline_method` pairs the +MA arm with the other method's baseline,
+    /// seed by seed; without it the same +MA arm is paired with its own method's baseline.
+    /// Hand-made: adgcl (learned) 70, 71, 72; adgcl-fixed none 69, 69, 70; adgcl-fixed +MA
+    /// 70, 71, 73 on seeds 0, 1, 2 → Δ vs adgcl = (0, 0, 1) mean 1/3; vs its own control
+    /// (1, 2, 3) mean 2.
+    #[test]
+    fn baseline_method_pairs_across_methods() {
+        use crate::results::ResultRow;
+        let row = |method: &str, ma: &str, seed: u64, acc: f64| ResultRow {
+            dataset: "MUTAG".into(),
+            method: method.into(),
+            ma: ma.into(),
+            variant: String::new(),
+            seed,
+            evaluator: "linear-svc".into(),
+            config_hash: format!("{method}-{ma}-{seed}"),
+            accuracy: acc,
+            accuracy_std_folds: None,
+            nmi: None,
+            selected_epoch: None,
+            epochs: 20,
+            train_seconds: 0.0,
+            eval_seconds: 0.0,
+            peak_memory_mb: 0.0,
+            device: "cpu".into(),
+            threads: 1,
+            git_commit: "c".into(),
+            magcl_version: "v".into(),
+            config: "{}".into(),
+            warnings: String::new(),
+        };
+        let mut rows = Vec::new();
+        for (s, (a, b, c)) in [(70.0, 69.0, 70.0), (71.0, 69.0, 71.0), (72.0, 70.0, 73.0)]
+            .into_iter()
+            .enumerate()
+        {
+            rows.push(row("adgcl", "none", s as u64, a));
+            rows.push(row("adgcl-fixed", "none", s as u64, b));
+            rows.push(row("adgcl-fixed", "ARS", s as u64, c));
+        }
+        let mut report = Report::build(rows, Metric::Accuracy).unwrap();
+        let text = |extra: &str| {
+            format!(
+                "title = \"t\"\nsource = \"s\"\n[[claim]]\nid = \"a\"\nlevel = \"graph\"\ndataset = \"MUTAG\"\nmethod = \"adgcl-fixed\"\ndelta = 0.22\nsource = \"Fig. 3\"\n{extra}"
+            )
+        };
+        let cross = ClaimsFile::parse(&text("baseline_method = \"adgcl\"\n")).unwrap();
+        report.add_claims(Path::new("c.toml"), &cross);
+        let v = report.verdicts.as_ref().unwrap();
+        assert_eq!(v.rows.len(), 1);
+        let m = v.rows[0].measured.as_ref().unwrap();
+        assert_eq!(m.pairs, 3);
+        assert!((m.mean_diff - 1.0 / 3.0).abs() < 1e-12, "{}", m.mean_diff);
+        assert_eq!(m.baseline_method.as_deref(), Some("adgcl"));
+        assert_eq!(m.p_t_holm, None);
+        assert!(measured_vs_label(m).ends_with("vs AD-GCL without MA"));
+        let own = ClaimsFile::parse(&text("")).unwrap();
+        report.add_claims(Path::new("c.toml"), &own);
+        let m = report.verdicts.as_ref().unwrap().rows[0]
+            .measured
+            .clone()
+            .unwrap();
+        assert!((m.mean_diff - 2.0).abs() < 1e-12, "{}", m.mean_diff);
+        assert_eq!(m.baseline_method, None);
+        // A baseline method equal to the method is refused.
+        let e = ClaimsFile::parse(&text("baseline_method = \"adgcl-fixed\"\n")).unwrap_err();
+        assert!(e.contains("baseline_method"), "{e}");
     }
 }

@@ -481,38 +481,71 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
                 ))
             });
         let Some(base) = base else { continue };
-        let seeds: Vec<u64> = g
-            .by_seed
-            .keys()
-            .filter(|s| base.by_seed.contains_key(s))
-            .copied()
-            .collect();
-        let b: Vec<f64> = seeds
-            .iter()
-            .filter_map(|s| base.by_seed.get(s))
-            .copied()
-            .collect();
-        let t: Vec<f64> = seeds
-            .iter()
-            .filter_map(|s| g.by_seed.get(s))
-            .copied()
-            .collect();
-        let Some(test) = stats::paired_comparison(&b, &t) else {
-            continue;
-        };
-        out.push(Comparison {
-            key: k.clone(),
-            baseline_variant: base.key.variant.clone(),
-            few_seeds: seeds.len() < MIN_SEEDS,
-            seeds,
-            baseline_mean: stats::mean(&b).unwrap_or(f64::NAN),
-            ma_mean: stats::mean(&t).unwrap_or(f64::NAN),
-            test,
-            p_t_holm: None,
-            p_wilcoxon_holm: None,
-        });
+        if let Some(c) = pair(g, base) {
+            out.push(c);
+        }
     }
     out
+}
+
+/// `g` (+MA) against `base`, paired by seed over the seeds both have; `None` with no
+/// testable pair.
+fn pair(g: &Group, base: &Group) -> Option<Comparison> {
+    let seeds: Vec<u64> = g
+        .by_seed
+        .keys()
+        .filter(|s| base.by_seed.contains_key(s))
+        .copied()
+        .collect();
+    let b: Vec<f64> = seeds
+        .iter()
+        .filter_map(|s| base.by_seed.get(s))
+        .copied()
+        .collect();
+    let t: Vec<f64> = seeds
+        .iter()
+        .filter_map(|s| g.by_seed.get(s))
+        .copied()
+        .collect();
+    let test = stats::paired_comparison(&b, &t)?;
+    Some(Comparison {
+        key: g.key.clone(),
+        baseline_variant: base.key.variant.clone(),
+        few_seeds: seeds.len() < MIN_SEEDS,
+        seeds,
+        baseline_mean: stats::mean(&b).unwrap_or(f64::NAN),
+        ma_mean: stats::mean(&t).unwrap_or(f64::NAN),
+        test,
+        p_t_holm: None,
+        p_wilcoxon_holm: None,
+    })
+}
+
+/// Comparisons of the +MA groups of `method` against the baseline (MA = none) of another
+/// method, `baseline_method`, on the same dataset, evaluator and split (same variant if
+/// that baseline has it, else the one without), paired by seed. This is how a claim whose
+/// +MA arm changes more than MA is measured: the paper's AD-GCL+MA drops AD-GCL's learned
+/// augmenter and adds MA, so its claim pairs `adgcl-fixed` +MA with `adgcl` as published.
+/// Not part of the report's table, so no Holm correction.
+pub fn cross_comparisons(groups: &[Group], method: &str, baseline_method: &str) -> Vec<Comparison> {
+    let base_of = |k: &GroupKey, variant: &str| {
+        groups.iter().find(|b| {
+            b.key.ma == "none"
+                && b.key.method == baseline_method
+                && b.key.dataset == k.dataset
+                && b.key.evaluator == k.evaluator
+                && b.key.split == k.split
+                && b.key.variant == variant
+        })
+    };
+    groups
+        .iter()
+        .filter(|g| g.key.ma != "none" && g.key.method == method)
+        .filter_map(|g| {
+            let base = base_of(&g.key, &g.key.variant).or_else(|| base_of(&g.key, ""))?;
+            pair(g, base)
+        })
+        .collect()
 }
 
 /// Fills the Holm columns: within each family (method, evaluator, split, MA setting,

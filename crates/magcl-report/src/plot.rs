@@ -500,7 +500,7 @@ const CLAIM: RGBColor = RGBColor(230, 120, 0);
 /// The lines of a report's forest plot: with claims, one per measured verdict row
 /// (coloured by verdict); without, one per comparison.
 pub fn forest_lines(r: &Report) -> Vec<ForestLine> {
-    use super::claims::{measured_label, signed, verdict_text, Verdict};
+    use super::claims::{measured_label, measured_vs_label, signed, verdict_text, Verdict};
     let d = r.metric.decimals();
     let num = |x: f64| signed(x, d);
     let ci_text = |ci: Option<(f64, f64)>| match ci {
@@ -515,7 +515,7 @@ pub fn forest_lines(r: &Report) -> Vec<ForestLine> {
             .filter_map(|row| {
                 let m = row.measured.as_ref()?;
                 Some(ForestLine {
-                    label: format!("{} · {}", m.key.dataset, measured_label(&m.key)),
+                    label: format!("{} · {}", m.key.dataset, measured_vs_label(m)),
                     delta: m.mean_diff,
                     ci: m.ci95,
                     claim: Some(row.claim.delta),
