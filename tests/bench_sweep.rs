@@ -467,18 +467,18 @@ fn a_results_folder_keeps_its_sweep_config() {
     };
     let first = SWEEP.as_bytes();
 
-    // Inside results/EXPERIMENT/: the config is copied as EXPERIMENT.toml.
+    // Inside results/EXPERIMENT/: the config is copied under its own name (sweep.toml).
     let o = fx.run(&["--out", "results/exp/rows.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(dir.join("exp.toml")).unwrap(), first);
+    assert_eq!(std::fs::read(dir.join("sweep.toml")).unwrap(), first);
     let m = manifest_of("rows.csv");
-    assert_eq!(m["config_copy"], "results/exp/exp.toml", "{m}");
+    assert_eq!(m["config_copy"], "results/exp/sweep.toml", "{m}");
     assert!(m["config_copy_note"].is_null(), "{m}");
 
     // The same config again: nothing new.
     let o = fx.run(&["--out", "results/exp/rows2.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(tomls(), ["exp.toml"]);
+    assert_eq!(tomls(), ["sweep.toml"]);
 
     // A different config: the first copy stays, this one is kept beside it and the
     // manifest says so.
@@ -486,35 +486,35 @@ fn a_results_folder_keeps_its_sweep_config() {
     std::fs::write(fx.path("sweep.toml"), &changed).unwrap();
     let o = fx.run(&["--out", "results/exp/rows3.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(dir.join("exp.toml")).unwrap(), first);
-    assert_eq!(tomls(), ["exp.2.toml", "exp.toml"]);
+    assert_eq!(std::fs::read(dir.join("sweep.toml")).unwrap(), first);
+    assert_eq!(tomls(), ["sweep.2.toml", "sweep.toml"]);
     assert_eq!(
-        std::fs::read_to_string(dir.join("exp.2.toml")).unwrap(),
+        std::fs::read_to_string(dir.join("sweep.2.toml")).unwrap(),
         changed
     );
     let m = manifest_of("rows3.csv");
-    assert_eq!(m["config_copy"], "results/exp/exp.2.toml", "{m}");
+    assert_eq!(m["config_copy"], "results/exp/sweep.2.toml", "{m}");
     let note = m["config_copy_note"].as_str().unwrap();
     assert!(
-        note.contains("exp.toml") && note.contains("differs"),
+        note.contains("sweep.toml") && note.contains("differs"),
         "{note}"
     );
     assert!(stderr(&o).contains(note), "{}", stderr(&o));
 
-    // The second config again reuses its copy; a third goes to exp.3.toml.
+    // The second config again reuses its copy; a third goes to sweep.3.toml.
     let o = fx.run(&["--out", "results/exp/rows4.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         manifest_of("rows4.csv")["config_copy"],
-        "results/exp/exp.2.toml"
+        "results/exp/sweep.2.toml"
     );
     std::fs::write(fx.path("sweep.toml"), format!("{changed}# and again\n")).unwrap();
     let o = fx.run(&["--out", "results/exp/rows5.csv", "--only", "seed=0"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(tomls(), ["exp.2.toml", "exp.3.toml", "exp.toml"]);
+    assert_eq!(tomls(), ["sweep.2.toml", "sweep.3.toml", "sweep.toml"]);
     assert_eq!(
         manifest_of("rows5.csv")["config_copy"],
-        "results/exp/exp.3.toml"
+        "results/exp/sweep.3.toml"
     );
 
     // Not in a folder of its own under results/: no copy.

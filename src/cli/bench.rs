@@ -25,8 +25,8 @@ pub struct BenchArgs {
     /// results/NAME/NAME.shard-I-of-N.csv with --shard; NAME is the sweep's name]. An existing file that is not a magcl
     /// result file is refused and left unchanged. Beside it, OUT.manifest.jsonl records
     /// each run (command, commit, machine, date); when OUT is in a folder of its own,
-    /// results/EXPERIMENT/, the sweep config is also copied there as EXPERIMENT.toml
-    /// (EXPERIMENT.2.toml, … when an earlier run's copy differs).
+    /// results/EXPERIMENT/, the sweep config is also copied there under its own name,
+    /// SWEEP.toml (SWEEP.2.toml, … when an earlier run's copy differs).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Cells run in parallel [default: as many as fit in available memory (a per-cell
@@ -259,7 +259,7 @@ fn write_manifest(
         .map(|b| crate::data::checksums::hex(&sha2::Sha256::digest(b)))
         .unwrap_or_default();
     let copy = match &config_bytes {
-        Some(bytes) => keep_sweep_config(out, bytes)?,
+        Some(bytes) => keep_sweep_config(out, &args.config, bytes)?,
         None => None,
     };
     let env: std::collections::BTreeMap<String, String> = std::env::vars()
@@ -313,24 +313,32 @@ struct ConfigCopy {
 
 /// The folder of an experiment's results: `results/EXPERIMENT/` when `out` lies directly
 /// in a folder whose parent is named `results`; `None` otherwise (e.g. `results/NAME.csv`).
-fn experiment_dir(out: &Path) -> Option<(PathBuf, String)> {
+fn experiment_dir(out: &Path) -> Option<PathBuf> {
     let dir = out.parent().filter(|d| !d.as_os_str().is_empty())?;
     // Resolved for the check only (`--out rows.csv` run inside results/EXP/ counts too);
-    // the copy is named as the user named the folder.
+    // the copy goes where the user named the folder.
     let resolved = dir.canonicalize().ok()?;
-    let name = resolved.file_name()?.to_str()?.to_string();
-    (resolved.parent()?.file_name()? == "results").then(|| (dir.to_path_buf(), name))
+    (resolved.parent()?.file_name()? == "results").then(|| dir.to_path_buf())
 }
 
-/// Copies the sweep config into the experiment's folder (`results/EXP/EXP.toml`) so the
-/// folder holds what made its rows. An existing copy with the same bytes is left alone;
-/// one with other bytes is kept too (earlier runs used it), and this run's config goes
-/// to the first `EXP.N.toml` (N = 2, 3, …) that is absent or holds the same bytes, named
-/// in the returned note.
-fn keep_sweep_config(out: &Path, config: &[u8]) -> anyhow::Result<Option<ConfigCopy>> {
-    let Some((dir, name)) = experiment_dir(out) else {
+/// Copies the sweep config into the experiment's folder under its own file name
+/// (`results/EXP/SWEEP.toml`; usually SWEEP = EXP, and a folder that gathers several
+/// sweeps keeps each config by its name) so the folder holds what made its rows. An
+/// existing copy with the same bytes is left alone; one with other bytes is kept too
+/// (earlier runs used it), and this run's config goes to the first `SWEEP.N.toml` (N = 2,
+/// 3, …) that is absent or holds the same bytes, named in the returned note.
+fn keep_sweep_config(
+    out: &Path,
+    config_path: &Path,
+    config: &[u8],
+) -> anyhow::Result<Option<ConfigCopy>> {
+    let Some(dir) = experiment_dir(out) else {
         return Ok(None);
     };
+    let name = config_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sweep".into());
     let usual = dir.join(format!("{name}.toml"));
     let write_if_absent = |path: &Path| -> anyhow::Result<bool> {
         match std::fs::read(path) {
