@@ -50,6 +50,25 @@ impl From<magcl_core::Error> for Error {
     }
 }
 
+/// Back into the tensor-free crates' error, for tensor code behind their traits (the
+/// node-level probe is a `magcl_eval` evaluator): libtorch's errors become
+/// [`magcl_core::Error::Numeric`] with the same message.
+impl From<Error> for magcl_core::Error {
+    fn from(e: Error) -> Self {
+        use magcl_core::Error as E;
+        match e {
+            Error::Parse { path, line, msg } => E::Parse { path, line, msg },
+            Error::File { path, msg } => E::File { path, msg },
+            Error::Config(m) => E::Config(m),
+            Error::Data(m) => E::Data(m),
+            Error::Numeric(m) => E::Numeric(m),
+            Error::Io(e) => E::Io(e),
+            Error::Json(e) => E::Json(e),
+            e @ Error::Torch(_) => E::Numeric(e.to_string()),
+        }
+    }
+}
+
 impl Error {
     pub fn parse(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
         Error::Parse {

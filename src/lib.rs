@@ -11,7 +11,8 @@
 //! | model augmentation | [`ma`] | the MA plugin: schedule samplers with the A/R/S switches |
 //! | methods | [`methods`] | GraphCL, SimGRACE, AD-GCL and the node-level base model / MA-GCL |
 //! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
-//! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI |
+//! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI; the `Evaluator` and `Protocol` seams |
+//! | node-level evaluation | [`eval_node`] | the node split protocols and the logistic-regression probe (an `Evaluator` on a libtorch device) |
 //! | statistics | [`stats`] | summaries, confidence intervals, paired tests |
 //! | parameters | [`params`] | the checked-parameters pattern every stage follows, the task, size limits |
 //! | experiments | [`experiment`] | resolved run configs, presets, the runner, sweeps, resume, shards |
@@ -30,6 +31,7 @@ extern crate magcl_cli;
 pub mod augment;
 pub mod cli;
 pub mod error;
+pub mod eval_node;
 pub mod experiment;
 pub mod graph;
 pub mod kernels;

@@ -404,6 +404,10 @@ pub(crate) mod node {
     use crate::data::CsrMatrix;
     use crate::data::{NodeDataset, Split};
     use crate::error::{Error, Result};
+    use crate::eval::evaluator::HostMatrix;
+    use crate::eval::protocol::{random_split, RandomSplit};
+    use crate::eval::{self, run_protocol};
+    use crate::eval_node::{node_protocol, NodeLogReg};
     use crate::experiment::config::{MethodName, RunConfig, RunSpec};
     use crate::graph::GraphTensors;
     use crate::kernels::PendingScalar;
@@ -509,8 +513,22 @@ pub(crate) mod node {
         tch::manual_seed(5);
         let mut m = NodeModel::new(&cfg.method_params().unwrap(), &ds, Device::Cpu).unwrap();
         m.train(cfg.epochs, false).unwrap();
-        let split = random_split(120, 0);
-        let (test, val) = logreg_accuracy(&m.embed(), &ds.labels, 2, &split, 300, 0).unwrap();
+        let e = Embed::embed(&m).unwrap();
+        let probe = NodeLogReg {
+            num_classes: 2,
+            steps: 300,
+            seed: 0,
+            device: Device::Cpu,
+        };
+        let r = run_protocol(
+            &RandomSplit,
+            &probe,
+            HostMatrix::new(&e.x, e.rows, e.dim),
+            &ds.labels,
+            0,
+        )
+        .unwrap();
+        let (test, val) = (r.accuracy, r.val_accuracy.unwrap());
         assert!(test > 80.0 && val > 70.0, "{test} {val}");
     }
 
@@ -525,6 +543,13 @@ pub(crate) mod node {
             test: (620..1620).collect(),
         });
         ds
+    }
+
+    /// The one split of `node.split = name` for `ds`, drawn from `seed`.
+    fn node_split(name: &str, ds: &NodeDataset, seed: u64) -> Result<eval::Split> {
+        let mut s = node_protocol(name, ds)?.splits(&ds.labels, ds.num_nodes, seed)?;
+        assert_eq!(s.len(), 1, "{name}");
+        Ok(s.remove(0))
     }
 
     #[test]
@@ -542,8 +567,8 @@ pub(crate) mod node {
             (120, 1000, 500)
         );
         assert_eq!(swapped.train, public.train);
-        assert_eq!(swapped.test, (120..620).collect::<Vec<u32>>());
-        assert_eq!(swapped.val, (620..1620).collect::<Vec<u32>>());
+        assert_eq!(swapped.test, (120..620).collect::<Vec<usize>>());
+        assert_eq!(swapped.val, (620..1620).collect::<Vec<usize>>());
         // the random split ignores the public one and follows the seed
         assert_eq!(node_split("random", &ds, 3).unwrap(), random_split(3327, 3));
         // without a public split both public readings fail with advice
@@ -576,16 +601,5 @@ pub(crate) mod node {
         let mut x = vec![3.0f32, 4.0, 0.0, 0.0, -2.0, 0.0, 1e-20, 0.0];
         l2_normalize_rows(&mut x, 2);
         assert_eq!(x, vec![0.6, 0.8, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
-    }
-
-    #[test]
-    fn random_split_sizes_and_disjointness() {
-        let s = random_split(2708, 4);
-        assert_eq!((s.train.len(), s.val.len(), s.test.len()), (270, 270, 2168));
-        let mut all: Vec<u32> = [s.train.clone(), s.val.clone(), s.test.clone()].concat();
-        all.sort_unstable();
-        assert_eq!(all, (0..2708).collect::<Vec<_>>());
-        assert_eq!(s, random_split(2708, 4));
-        assert_ne!(s, random_split(2708, 5));
     }
 }

@@ -3,14 +3,17 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tch::{Device, Tensor};
+use tch::Device;
 
 use super::config::{RunConfig, Task};
 use crate::data::{self, DataConfig};
 use crate::error::{Error, Result};
+use crate::eval::evaluator::{Evaluator as _, GridSearchCv, HostMatrix};
+use crate::eval::protocol::{KFold, Protocol, StratifiedKFold, WithValidation};
 use crate::eval::{self, Evaluator};
+use crate::eval_node::{node_protocol, NodeLogReg, PROBE_STEPS};
 use crate::graph::GraphView;
-use crate::methods::node::{l2_normalize_rows, logreg_accuracy, node_split, BestTest};
+use crate::methods::node::{l2_normalize_rows, BestTest};
 use crate::methods::{Embeddings, GraphData, Selection, TrainData, TrainLog};
 use crate::rng;
 
@@ -284,6 +287,34 @@ fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
     Ok(cfg.evaluator.parse::<Evaluator>()?)
 }
 
+/// The graph-level protocol and evaluator: with validation-chosen epochs (AD-GCL),
+/// `KFold(10)` with 20 % of each training part for validation and standardised features;
+/// otherwise stratified 10-fold with the classifier's own scaling (GraphCL, SimGRACE).
+fn graph_evaluation(
+    cfg: &RunConfig,
+    by_validation: bool,
+) -> Result<(Box<dyn Protocol>, GridSearchCv)> {
+    let ev = evaluator(cfg)?;
+    Ok(if by_validation {
+        (
+            Box::new(WithValidation {
+                outer: KFold {
+                    k: eval::OUTER_FOLDS,
+                },
+                fraction: eval::VAL_FRACTION,
+            }),
+            GridSearchCv::standardized(ev),
+        )
+    } else {
+        (
+            Box::new(StratifiedKFold {
+                k: eval::OUTER_FOLDS,
+            }),
+            GridSearchCv::new(ev),
+        )
+    })
+}
+
 fn save_embeddings(
     path: &std::path::Path,
     x: &[f32],
@@ -315,7 +346,6 @@ fn run_graph(
     data_cfg: &DataConfig,
 ) -> Result<RunOutcome> {
     let data = graph_data(cfg, data_cfg)?;
-    let ev = evaluator(cfg)?;
     let params = cfg.method_params()?;
     let entry = cfg.method.entry()?;
     let n = data.views.len();
@@ -328,6 +358,16 @@ fn run_graph(
         Selection::Validation { every } if !opts.skip_eval => every.max(1),
         _ => 0,
     };
+    let (protocol, classifier) = graph_evaluation(cfg, every > 0)?;
+    let score = |e: &Embeddings| {
+        eval::run_protocol(
+            &protocol,
+            &classifier,
+            HostMatrix::new(&e.x, n, e.dim),
+            &data.labels,
+            cfg.seed,
+        )
+    };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
     let log = m.train(cfg.epochs, &mut |epoch, model| {
         if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {
@@ -335,7 +375,7 @@ fn run_graph(
         }
         let te = Instant::now();
         let e = model.embed()?;
-        let r = eval::evaluate_with_validation(ev, &e.x, n, e.dim, &data.labels, None, cfg.seed)?;
+        let r = score(&e)?;
         eval_seconds += te.elapsed().as_secs_f64();
         let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
         if best.as_ref().is_none_or(|b| val > b.0) {
@@ -359,7 +399,7 @@ fn run_graph(
     } else {
         let e = m.embed()?;
         let te = Instant::now();
-        let r = eval::evaluate(ev, &e.x, n, e.dim, &data.labels, None, cfg.seed)?;
+        let r = score(&e)?;
         eval_seconds += te.elapsed().as_secs_f64();
         (e, r, None)
     };
@@ -397,12 +437,26 @@ fn run_node(
         .node
         .clone()
         .ok_or_else(|| Error::Config("node settings missing".into()))?;
-    let split = node_split(&node.split, &ds, cfg.seed)?;
-    let classify = |e: &Embeddings| {
-        let z = Tensor::from_slice(&e.x)
-            .view([e.rows as i64, e.dim as i64])
-            .to_device(device);
-        logreg_accuracy(&z, &ds.labels, ds.num_classes, &split, 3000, cfg.seed)
+    // one split, drawn once for every evaluation of the run
+    let splits = node_protocol(&node.split, &ds)?.splits(&ds.labels, ds.num_nodes, cfg.seed)?;
+    let probe = NodeLogReg {
+        num_classes: ds.num_classes,
+        steps: PROBE_STEPS,
+        seed: cfg.seed,
+        device,
+    };
+    // (test accuracy, validation accuracy), percent
+    let classify = |e: &Embeddings| -> Result<(f64, f64)> {
+        let r = eval::run_on_splits(
+            &probe,
+            HostMatrix::new(&e.x, e.rows, e.dim),
+            &ds.labels,
+            &splits,
+        )?;
+        let val = r.val_accuracy.ok_or_else(|| {
+            Error::Numeric(format!("{} gave no validation accuracy", probe.name()))
+        })?;
+        Ok((r.accuracy, val))
     };
     let t0 = Instant::now();
     let entry = cfg.method.entry()?;

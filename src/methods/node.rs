@@ -14,7 +14,7 @@ use super::MethodEntry;
 use super::{check_loss, progress_bar, TrainLog};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use crate::augment::{drop_directed_edges, feature_column_mask};
-use crate::data::{NodeDataset, Split};
+use crate::data::NodeDataset;
 use crate::error::{Error, Result};
 use crate::graph::GraphTensors;
 use crate::kernels::PendingScalar;
@@ -471,39 +471,6 @@ impl Method for NodeRunner {
     }
 }
 
-/// The evaluation split `node.split` names: `random` (10/10/80 from `seed`), `public`
-/// (the dataset's own split) or `public-swapped` — the public split as the released
-/// `pGRACE/eval.py` reads it: its `preloaded` branch unpacks the tuple built as
-/// `(train_mask, val_mask, test_mask)` with `train_mask, test_mask, val_mask =
-/// preload_split`, so the validation nodes become the test set and the test nodes the
-/// set that picks the classifier's step (on Planetoid CiteSeer: test 500, val 1000).
-pub fn node_split(name: &str, ds: &NodeDataset, seed: u64) -> Result<Split> {
-    let public = || {
-        ds.public_split.clone().ok_or_else(|| {
-            Error::Config(format!(
-                "{} has no public split, so node.split = \"{name}\" cannot apply; use \
-                 node.split = \"random\" (e.g. --set node.split=random)",
-                ds.name
-            ))
-        })
-    };
-    match name {
-        "public" => public(),
-        "public-swapped" => {
-            let p = public()?;
-            Ok(Split {
-                train: p.train,
-                val: p.test,
-                test: p.val,
-            })
-        }
-        "random" => Ok(random_split(ds.num_nodes, seed)),
-        other => Err(Error::Config(format!(
-            "node.split: expected public, public-swapped or random, got '{other}'"
-        ))),
-    }
-}
-
 /// Keeps the evaluation with the highest test accuracy (`node.best_test_every`: selection
 /// on the test set, optimistic by construction); of equal accuracies the earliest.
 #[derive(Debug)]
@@ -543,86 +510,4 @@ pub fn l2_normalize_rows(x: &mut [f32], d: usize) {
             }
         }
     }
-}
-
-/// A random 10/10/80 split of `n` nodes drawn from `seed` (train = ⌊0.1 n⌋,
-/// val = ⌊0.1 n⌋, test = the rest).
-pub fn random_split(n: usize, seed: u64) -> Split {
-    use rand::seq::SliceRandom;
-    let mut perm: Vec<u32> = (0..n as u32).collect();
-    perm.shuffle(&mut rng::stream(seed, &[streams::SPLIT]));
-    let t = n / 10;
-    Split {
-        train: perm[..t].to_vec(),
-        val: perm[t..2 * t].to_vec(),
-        test: perm[2 * t..].to_vec(),
-    }
-}
-
-/// Logistic-regression evaluation (SPEC §6): one linear layer (Xavier weight, zero bias),
-/// Adam lr 0.01, no weight decay, `steps` full-batch steps on the training nodes; every 20
-/// steps validation and test accuracy; returns (test accuracy at the strictly best
-/// validation accuracy, that validation accuracy), in percent.
-pub fn logreg_accuracy(
-    z: &Tensor,
-    labels: &[u32],
-    num_classes: usize,
-    split: &Split,
-    steps: usize,
-    seed: u64,
-) -> Result<(f64, f64)> {
-    let device = z.device();
-    let z = z.detach().to_kind(Kind::Float);
-    let y =
-        Tensor::from_slice(&labels.iter().map(|&l| l as i64).collect::<Vec<_>>()).to_device(device);
-    let idx = |v: &[u32]| {
-        Tensor::from_slice(&v.iter().map(|&i| i as i64).collect::<Vec<_>>()).to_device(device)
-    };
-    let (tr, va, te) = (idx(&split.train), idx(&split.val), idx(&split.test));
-    if split.train.is_empty() || split.val.is_empty() || split.test.is_empty() {
-        return Err(Error::Config(
-            "the node split has an empty train, validation or test part".into(),
-        ));
-    }
-    tch::manual_seed(rng::derive(seed, &[streams::EVAL]) as i64 & i64::MAX);
-    let vs = nn::VarStore::new(device);
-    let d = z.size()[1];
-    let lin = crate::nn::mlp::linear(
-        vs.root() / "classifier",
-        d,
-        num_classes as i64,
-        crate::nn::Init::XavierZeroBias,
-    );
-    let mut opt = Adam::new(&vs, 0.01, 0.0)?;
-    let (ztr, ytr) = (z.index_select(0, &tr), y.index_select(0, &tr));
-    let acc = |rows: &Tensor| -> f64 {
-        tch::no_grad(|| {
-            use tch::nn::Module;
-            let pred = lin.forward(&z.index_select(0, rows)).argmax(1, false);
-            pred.eq_tensor(&y.index_select(0, rows))
-                .to_kind(Kind::Double)
-                .mean(Kind::Double)
-                .double_value(&[])
-                * 100.0
-        })
-    };
-    let (mut best_val, mut best_test) = (f64::NEG_INFINITY, 0.0);
-    for it in 0..steps {
-        use tch::nn::Module;
-        let loss = lin
-            .forward(&ztr)
-            .log_softmax(-1, Kind::Float)
-            .nll_loss(&ytr);
-        opt.zero_grad();
-        loss.backward();
-        opt.step();
-        if (it + 1) % 20 == 0 {
-            let v = acc(&va);
-            if v > best_val {
-                best_val = v;
-                best_test = acc(&te);
-            }
-        }
-    }
-    Ok((best_test, best_val))
 }

@@ -28,16 +28,11 @@ pub struct FoldOutcome {
     pub test_correct: usize,
 }
 
-/// Features and, for the RBF SVM, squared distances the splits may share.
+/// What the splits of one evaluation share besides the features: for the RBF SVM the
+/// squared distances.
 enum Shared {
-    Rbf {
-        f: Features,
-        d2: Vec<f64>,
-        symmetric: bool,
-    },
-    Linear {
-        f: Features,
-    },
+    Rbf { d2: Vec<f64>, symmetric: bool },
+    Linear,
 }
 
 fn kind_of(ev: Evaluator) -> Option<LinearKind> {
@@ -195,33 +190,57 @@ pub fn run_splits_seeded(
     standardize: bool,
     seed: Seed,
 ) -> Result<Vec<FoldOutcome>> {
-    let shared = if standardize {
-        None
-    } else if ev == Evaluator::SvcRbf {
-        let d2 = squared_distances(x);
-        let symmetric = is_symmetric(&d2, x.n);
-        Some(Shared::Rbf {
-            f: x.clone(),
-            d2,
-            symmetric,
-        })
-    } else {
-        Some(Shared::Linear { f: x.clone() })
-    };
+    let prepared = Prepared::new(ev, x.clone(), standardize, seed);
     splits
         .par_iter()
-        .map(|split| match &shared {
-            Some(Shared::Rbf { f, d2, symmetric }) => {
+        .map(|split| prepared.fit(y, split))
+        .collect()
+}
+
+/// One evaluation's features, prepared once for all its splits: without standardisation
+/// the features are shared as they are, and for the RBF SVM their squared distances too
+/// (computed once); with it, each split standardises (and computes distances) itself.
+pub(crate) struct Prepared {
+    ev: Evaluator,
+    seed: Seed,
+    f: Features,
+    shared: Option<Shared>,
+}
+
+impl Prepared {
+    pub(crate) fn new(ev: Evaluator, f: Features, standardize: bool, seed: Seed) -> Self {
+        let shared = if standardize {
+            None
+        } else if ev == Evaluator::SvcRbf {
+            let d2 = squared_distances(&f);
+            let symmetric = is_symmetric(&d2, f.n);
+            Some(Shared::Rbf { d2, symmetric })
+        } else {
+            Some(Shared::Linear)
+        };
+        Prepared {
+            ev,
+            seed,
+            f,
+            shared,
+        }
+    }
+
+    /// Grid search, refit and scores of one split.
+    pub(crate) fn fit(&self, y: &[u32], split: &Split) -> Result<FoldOutcome> {
+        let (ev, seed) = (self.ev, self.seed);
+        match &self.shared {
+            Some(Shared::Rbf { d2, symmetric }) => {
                 let d2 = SqDist {
-                    n: f.n,
+                    n: self.f.n,
                     data: d2,
                     symmetric: *symmetric,
                 };
-                run_split(ev, seed, f, Some(&d2), y, split)
+                run_split(ev, seed, &self.f, Some(&d2), y, split)
             }
-            Some(Shared::Linear { f }) => run_split(ev, seed, f, None, y, split),
+            Some(Shared::Linear) => run_split(ev, seed, &self.f, None, y, split),
             None => {
-                let f = x.standardized(&split.train);
+                let f = self.f.standardized(&split.train);
                 if ev == Evaluator::SvcRbf {
                     let data = squared_distances(&f);
                     let d2 = SqDist::new(f.n, &data);
@@ -230,6 +249,6 @@ pub fn run_splits_seeded(
                     run_split(ev, seed, &f, None, y, split)
                 }
             }
-        })
-        .collect()
+        }
+    }
 }

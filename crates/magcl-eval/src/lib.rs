@@ -9,10 +9,18 @@
 //! | [`Evaluator::LinearSvc`] | AD-GCL: features standardised on the training part; `LinearSVC(dual=False)`; same grid and inner CV |
 //! | [`Evaluator::LogReg`] | as `LinearSvc` with L2 logistic regression (`LogisticRegression(C)`) |
 //!
+//! Two seams keep the classifier apart from the way the samples are split: a
+//! [`protocol::Protocol`] makes the outer splits (train / validation / test indices), an
+//! [`evaluator::Evaluator`] fits and scores one split, and [`run_protocol`] runs one with
+//! the other and summarises ([`CvResult`]). The table's classifiers are
+//! [`GridSearchCv`]; the node-level logistic-regression probe (which trains on a libtorch
+//! device) implements the same trait in the root crate.
+//!
 //! [`evaluate`] runs the plain protocol (score = mean test accuracy over the outer folds);
 //! [`evaluate_with_validation`] runs AD-GCL's: `KFold(10)` (shuffled, not stratified),
 //! the training folds split 80/20 into train/validation, both scores reported so the
-//! caller can select an epoch by validation accuracy only.
+//! caller can select an epoch by validation accuracy only. Both are [`run_protocol`] with
+//! the protocol and evaluator named in their documentation.
 //!
 //! Nothing here panics on user data: lengths, non-finite values, too few classes and too
 //! small classes are reported as errors.
@@ -29,11 +37,13 @@ pub(crate) use magcl_core::{error, files, rng};
 
 pub mod cluster;
 pub mod cv;
+pub mod evaluator;
 pub mod folds;
 pub mod linalg;
 pub mod linear;
 pub mod newton;
 pub mod npy;
+pub mod protocol;
 pub mod rbf_exp;
 pub mod smo;
 /// The SMO solver's test oracle (kept out of the library, in `tests/oracle/`).
@@ -45,7 +55,9 @@ pub mod svc;
 
 pub use cluster::{kmeans_nmi, nmi};
 pub use cv::{FoldOutcome, Split};
+pub use evaluator::{run_on_splits, run_protocol, GridSearchCv, HostMatrix, SplitScore};
 pub use folds::{kfold, sklearn_stratified_kfold, stratified_kfold};
+pub use protocol::Protocol;
 
 /// The C grid every evaluator searches (GraphCL, SimGRACE and AD-GCL use the same).
 pub const C_GRID: [f64; 7] = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3];
@@ -56,7 +68,9 @@ pub const OUTER_FOLDS: usize = 10;
 /// Share of the training folds held out for validation in [`evaluate_with_validation`].
 pub const VAL_FRACTION: f64 = 0.2;
 
-/// Which classifier scores the embeddings.
+/// Which built-in classifier scores the embeddings (what a config's `evaluator = "..."`
+/// names). Each runs as [`GridSearchCv`]; the enum implements the
+/// [`evaluator::Evaluator`] trait itself with its default scaling ([`GridSearchCv::new`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Evaluator {
     /// RBF-kernel SVM, no scaling (GraphCL / SimGRACE).
@@ -145,118 +159,27 @@ pub fn check_embeddings(x: &[f32], n: usize, d: usize) -> Result<()> {
     Ok(())
 }
 
-fn check_labels(y: &[u32], n: usize) -> Result<Vec<(u32, usize)>> {
+/// Check that `y` holds `n` labels of at least two classes.
+pub(crate) fn check_labels(y: &[u32], n: usize) -> Result<()> {
     if y.len() != n {
         return Err(Error::Config(format!(
             "{} labels for {n} embeddings",
             y.len()
         )));
     }
-    let mut counts: Vec<(u32, usize)> = Vec::new();
+    let mut classes: Vec<u32> = Vec::new();
     for &v in y {
-        match counts.iter_mut().find(|(c, _)| *c == v) {
-            Some(e) => e.1 += 1,
-            None => counts.push((v, 1)),
+        if !classes.contains(&v) {
+            classes.push(v);
         }
     }
-    counts.sort_unstable();
-    if counts.len() < 2 {
+    if classes.len() < 2 {
         return Err(Error::Config(format!(
             "need at least 2 classes, the labels hold {}",
-            counts.len()
-        )));
-    }
-    Ok(counts)
-}
-
-fn check_class_sizes(counts: &[(u32, usize)], k: usize) -> Result<()> {
-    if let Some((c, cnt)) = counts.iter().find(|(_, cnt)| *cnt < k) {
-        return Err(Error::Config(format!(
-            "class {c} has {cnt} member(s), fewer than the {k} folds"
+            classes.len()
         )));
     }
     Ok(())
-}
-
-/// Validate user-given fold indices; returns the number of folds.
-fn check_folds(folds: &[usize], n: usize) -> Result<usize> {
-    if folds.len() != n {
-        return Err(Error::Config(format!(
-            "{} fold indices for {n} samples",
-            folds.len()
-        )));
-    }
-    // Checked before the per-fold counts are allocated: without gaps, every fold index
-    // is below the number of samples.
-    if let Some((i, f)) = folds.iter().enumerate().find(|(_, &f)| f >= n) {
-        return Err(Error::Config(format!(
-            "fold index {f} of sample {i} is not below the number of samples ({n}); fold indices must be 0..k without gaps"
-        )));
-    }
-    let k = folds.iter().copied().max().map_or(0, |m| m + 1);
-    if k < 2 {
-        return Err(Error::Config(format!("need at least 2 folds, got {k}")));
-    }
-    let mut sizes = vec![0usize; k];
-    for &f in folds {
-        sizes[f] += 1;
-    }
-    if let Some(f) = sizes.iter().position(|&s| s == 0) {
-        return Err(Error::Config(format!(
-            "fold {f} is empty (fold indices must be 0..{k} without gaps)"
-        )));
-    }
-    Ok(k)
-}
-
-fn check_split(y: &[u32], s: &Split, fold: usize) -> Result<()> {
-    if s.train.len() < INNER_FOLDS {
-        return Err(Error::Config(format!(
-            "outer fold {fold}: {} training samples, fewer than the {INNER_FOLDS} inner folds",
-            s.train.len()
-        )));
-    }
-    let first = y[s.train[0]];
-    if s.train.iter().all(|&i| y[i] == first) {
-        return Err(Error::Config(format!(
-            "outer fold {fold}: the training part holds only class {first}"
-        )));
-    }
-    if s.test.is_empty() {
-        return Err(Error::Config(format!("outer fold {fold}: empty test part")));
-    }
-    Ok(())
-}
-
-fn summarize(outcomes: &[FoldOutcome], splits: &[Split], with_val: bool) -> CvResult {
-    let pct = |c: usize, n: usize| 100.0 * c as f64 / n.max(1) as f64;
-    let fold_accuracies: Vec<f64> = outcomes
-        .iter()
-        .zip(splits)
-        .map(|(o, s)| pct(o.test_correct, s.test.len()))
-        .collect();
-    let (accuracy, std) = mean_std(&fold_accuracies);
-    let (fold_val_accuracies, val_accuracy) = if with_val {
-        let v: Vec<f64> = outcomes
-            .iter()
-            .zip(splits)
-            .map(|(o, s)| pct(o.val_correct, s.val.len()))
-            .collect();
-        let m = mean_std(&v).0;
-        (Some(v), Some(m))
-    } else {
-        (None, None)
-    };
-    CvResult {
-        accuracy,
-        std,
-        fold_accuracies,
-        fold_val_accuracies,
-        val_accuracy,
-        best_c: outcomes.iter().map(|o| o.best_c).collect(),
-        fold_correct: outcomes.iter().map(|o| o.test_correct).collect(),
-        fold_sizes: splits.iter().map(|s| s.test.len()).collect(),
-    }
 }
 
 /// Mean and sample standard deviation (ddof = 1; 0 for fewer than two values).
@@ -272,10 +195,10 @@ pub fn mean_std(v: &[f64]) -> (f64, f64) {
     (m, var.sqrt())
 }
 
-/// Run the nested protocol on explicit splits. `standardize`: fit a standard scaler on
-/// each split's training part first (what `evaluate` does for the linear evaluators and
-/// `evaluate_with_validation` for all). Validation accuracies are reported when any split
-/// has a validation part.
+/// Run the nested protocol on explicit splits: [`GridSearchCv`] of `ev` (with
+/// `standardize`: a standard scaler fitted on each split's training part first, what
+/// `evaluate` does for the linear evaluators and `evaluate_with_validation` for all) on
+/// `splits`. Validation accuracies are reported when any split has a validation part.
 pub fn evaluate_splits(
     ev: Evaluator,
     x: &[f32],
@@ -285,29 +208,11 @@ pub fn evaluate_splits(
     splits: &[Split],
     standardize: bool,
 ) -> Result<CvResult> {
-    check_embeddings(x, n, d)?;
-    check_labels(y, n)?;
-    if splits.is_empty() {
-        return Err(Error::Config("no outer splits given".into()));
-    }
-    for (k, s) in splits.iter().enumerate() {
-        if let Some(&i) = s
-            .train
-            .iter()
-            .chain(&s.val)
-            .chain(&s.test)
-            .find(|&&i| i >= n)
-        {
-            return Err(Error::Config(format!(
-                "outer fold {k}: sample index {i} out of range (n = {n})"
-            )));
-        }
-        check_split(y, s, k)?;
-    }
-    let f = linalg::Features::from_f32(x, n, d);
-    let outcomes = cv::run_splits(ev, &f, y, splits, standardize)?;
-    let with_val = splits.iter().any(|s| !s.val.is_empty());
-    Ok(summarize(&outcomes, splits, with_val))
+    let g = GridSearchCv {
+        standardize,
+        ..GridSearchCv::new(ev)
+    };
+    run_on_splits(&g, HostMatrix::new(x, n, d), y, splits)
 }
 
 /// Evaluate embeddings `x` (`n × d`, row-major) with labels `y` by the plain protocol:
@@ -315,6 +220,9 @@ pub fn evaluate_splits(
 /// shuffled with `seed`; per fold grid-search C by inner stratified 5-fold CV on the
 /// training part, refit, score the held-out fold. `svc-rbf` uses raw features; the
 /// linear evaluators standardise on each training part.
+///
+/// The same as [`run_protocol`] with [`protocol::StratifiedKFold`] (or
+/// [`protocol::GivenFolds`]) and [`GridSearchCv::new`].
 pub fn evaluate(
     ev: Evaluator,
     x: &[f32],
@@ -324,26 +232,17 @@ pub fn evaluate(
     folds: Option<&[usize]>,
     seed: u64,
 ) -> Result<CvResult> {
-    check_embeddings(x, n, d)?;
-    let counts = check_labels(y, n)?;
-    let (folds, k) = match folds {
-        Some(f) => {
-            let k = check_folds(f, n)?;
-            (f.to_vec(), k)
-        }
-        None => {
-            check_class_sizes(&counts, OUTER_FOLDS)?;
-            (stratified_kfold(y, OUTER_FOLDS, seed)?, OUTER_FOLDS)
-        }
+    let protocol: Box<dyn Protocol> = match folds {
+        Some(f) => Box::new(protocol::GivenFolds { folds: f.to_vec() }),
+        None => Box::new(protocol::StratifiedKFold { k: OUTER_FOLDS }),
     };
-    let splits: Vec<Split> = (0..k)
-        .map(|fold| Split {
-            train: (0..n).filter(|&i| folds[i] != fold).collect(),
-            val: Vec::new(),
-            test: (0..n).filter(|&i| folds[i] == fold).collect(),
-        })
-        .collect();
-    evaluate_splits(ev, x, n, d, y, &splits, ev != Evaluator::SvcRbf)
+    run_protocol(
+        &protocol,
+        &GridSearchCv::new(ev),
+        HostMatrix::new(x, n, d),
+        y,
+        seed,
+    )
 }
 
 /// AD-GCL's protocol: outer folds `folds` or, if `None`, `KFold(10)` shuffled with `seed`
@@ -351,6 +250,9 @@ pub fn evaluate(
 /// into train and validation; features standardised on the train part; grid search and
 /// fit on the train part; validation and test accuracy reported. Select epochs by
 /// [`CvResult::val_accuracy`], never by the test accuracy.
+///
+/// The same as [`run_protocol`] with [`protocol::WithValidation`] of
+/// [`protocol::KFold`] (or [`protocol::GivenFolds`]) and [`GridSearchCv::standardized`].
 pub fn evaluate_with_validation(
     ev: Evaluator,
     x: &[f32],
@@ -360,30 +262,21 @@ pub fn evaluate_with_validation(
     folds: Option<&[usize]>,
     seed: u64,
 ) -> Result<CvResult> {
-    check_embeddings(x, n, d)?;
-    let counts = check_labels(y, n)?;
-    let (folds, k) = match folds {
-        Some(f) => {
-            let k = check_folds(f, n)?;
-            (f.to_vec(), k)
-        }
-        None => {
-            check_class_sizes(&counts, OUTER_FOLDS)?;
-            (kfold(n, OUTER_FOLDS, seed)?, OUTER_FOLDS)
-        }
+    let outer: Box<dyn Protocol> = match folds {
+        Some(f) => Box::new(protocol::GivenFolds { folds: f.to_vec() }),
+        None => Box::new(protocol::KFold { k: OUTER_FOLDS }),
     };
-    let splits: Vec<Split> = (0..k)
-        .map(|fold| {
-            let rest: Vec<usize> = (0..n).filter(|&i| folds[i] != fold).collect();
-            let (train, val) = folds::train_val_split(&rest, VAL_FRACTION, seed, fold as u64);
-            Split {
-                train,
-                val,
-                test: (0..n).filter(|&i| folds[i] == fold).collect(),
-            }
-        })
-        .collect();
-    evaluate_splits(ev, x, n, d, y, &splits, true)
+    let protocol = protocol::WithValidation {
+        outer,
+        fraction: VAL_FRACTION,
+    };
+    run_protocol(
+        &protocol,
+        &GridSearchCv::standardized(ev),
+        HostMatrix::new(x, n, d),
+        y,
+        seed,
+    )
 }
 
 #[cfg(test)]
