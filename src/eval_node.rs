@@ -19,6 +19,9 @@ use crate::rng::{self, streams};
 /// The probe's training steps in a run (SPEC §6).
 pub const PROBE_STEPS: usize = 3000;
 
+/// The values of a node-level config's `evaluator`: `logreg` is this probe.
+pub const NODE_EVALUATORS: [&str; 1] = ["logreg"];
+
 /// The protocol `node.split` names: `random` ([`RandomSplit`], 10/10/80 from the run's
 /// seed), `public` (the dataset's own split) or `public-swapped` — the public split as the
 /// released `pGRACE/eval.py` reads it: its `preloaded` branch unpacks the tuple built as

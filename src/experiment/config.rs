@@ -282,9 +282,11 @@ impl RunConfig {
                 }
             }
         }
-        let evaluators: &[&str] = match self.task {
-            Task::Graph => &["svc-rbf", "linear-svc", "logreg"],
-            Task::Node => &["logreg"],
+        // The names the evaluators answer to: the graph-level classifiers of magcl-eval,
+        // the node-level probe.
+        let evaluators: Vec<&str> = match self.task {
+            Task::Graph => crate::eval::Evaluator::ALL.map(|e| e.name()).to_vec(),
+            Task::Node => crate::eval_node::NODE_EVALUATORS.to_vec(),
         };
         if !evaluators.contains(&self.evaluator.as_str()) {
             return Err(bad(
