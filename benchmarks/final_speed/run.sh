@@ -2,12 +2,13 @@
 # Issue #18's speed check: the binary of the issue's base (OLD) against the final one (NEW),
 # alternated ROUNDS rounds (the order swapping each round), every workload on the CPU with
 # THREADS threads: training epochs of every method and one evaluation of each evaluator.
-# Usage: run.sh OLD_BIN NEW_BIN [ROUNDS] [THREADS]   (writes speed.csv and cpu_time.tsv here)
+# Usage: run.sh OLD_BIN NEW_BIN [ROUNDS] [THREADS]   (writes speed.csv and cpu_time.tsv here;
+# with TAG=x set, speed_x.csv and cpu_time_x.tsv)
 set -euo pipefail
 old=$1 new=$2 rounds=${3:-5} threads=${4:-2}
 here=$(cd "$(dirname "$0")" && pwd)
-out=$here/speed.csv
-times=$here/cpu_time.tsv
+out=$here/speed${TAG:+_$TAG}.csv
+times=$here/cpu_time${TAG:+_$TAG}.tsv
 export MAGCL_DATA_MIRROR=${MAGCL_DATA_MIRROR:-../shared/datasets}
 [ -f "$times" ] || printf 'round\tbinary\tthreads\tcase\twall_s\tuser_s\tsys_s\n' >"$times"
 one() { # round, label, binary, case label, bench-speed arguments...

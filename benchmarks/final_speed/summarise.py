@@ -1,6 +1,6 @@
 """Medians and ranges of speed.csv (seconds per epoch, seconds per evaluation) and
 cpu_time.tsv (CPU seconds per invocation), old binary against new, per case.
-Usage: python3 summarise.py OLD_COMMIT_PREFIX"""
+Usage: python3 summarise.py OLD_COMMIT_PREFIX [TAG]   (TAG: read speed_TAG.csv, cpu_time_TAG.tsv)"""
 import csv
 import statistics
 import sys
@@ -8,8 +8,9 @@ from pathlib import Path
 
 here = Path(__file__).parent
 old = sys.argv[1] if len(sys.argv) > 1 else "6930118"
+tag = f"_{sys.argv[2]}" if len(sys.argv) > 2 else ""
 by, ev, cpu, cases = {}, {}, {}, []
-for r in csv.DictReader(open(here / "speed.csv")):
+for r in csv.DictReader(open(here / f"speed{tag}.csv")):
     case = f"{r['method']}:{r['dataset']}"
     if case not in cases:
         cases.append(case)
@@ -17,7 +18,7 @@ for r in csv.DictReader(open(here / "speed.csv")):
     by.setdefault((case, which), []).append(float(r["sec_per_epoch_median"]))
     if r["eval_seconds"]:
         ev.setdefault((case, which), []).append(float(r["eval_seconds"]))
-for r in csv.DictReader(open(here / "cpu_time.tsv"), delimiter="\t"):
+for r in csv.DictReader(open(here / f"cpu_time{tag}.tsv"), delimiter="\t"):
     case = r["case"].split("+")[0]
     cpu.setdefault((case, r["binary"]), []).append(float(r["user_s"]) + float(r["sys_s"]))
 
