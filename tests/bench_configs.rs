@@ -24,6 +24,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("simgrace_seeds.toml", 300),
         ("graphcl_seeds.toml", 240),
         ("ma_verdict.toml", 1200),
+        ("ma_verdict_kneg.toml", 200),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("benchmarks").join(file);
