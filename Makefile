@@ -12,7 +12,8 @@ export VIRTUAL_ENV := $(VENV)
 export PATH := $(VENV)/bin:$(PATH)
 
 CARGO ?= cargo
-BIN := target/release/magcl
+# The release binary, where cargo puts it (CARGO_TARGET_DIR is honoured).
+BIN := $(or $(CARGO_TARGET_DIR),target)/release/magcl
 
 .PHONY: setup build run test test-full lint fmt clean-venv
 
