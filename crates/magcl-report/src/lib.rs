@@ -443,8 +443,9 @@ impl Report {
 /// A baseline's identity: (dataset, method, evaluator, split, variant).
 type BaselineKey<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str);
 
-fn compare(groups: &[Group]) -> Vec<Comparison> {
-    let baselines: HashMap<BaselineKey, &Group> = groups
+/// The baselines (MA = none) of `groups`, by [`BaselineKey`].
+fn baselines(groups: &[Group]) -> HashMap<BaselineKey<'_>, &Group> {
+    groups
         .iter()
         .filter(|g| g.key.ma == "none")
         .map(|g| {
@@ -459,33 +460,38 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
                 g,
             )
         })
-        .collect();
-    let mut out = Vec::new();
-    for g in groups.iter().filter(|g| g.key.ma != "none") {
-        let k = &g.key;
-        let base = baselines
-            .get(&(
-                k.dataset.as_str(),
-                k.method.as_str(),
-                k.evaluator.as_str(),
-                k.split.as_str(),
-                k.variant.as_str(),
-            ))
-            .or_else(|| {
-                baselines.get(&(
-                    k.dataset.as_str(),
-                    k.method.as_str(),
-                    k.evaluator.as_str(),
-                    k.split.as_str(),
-                    "",
-                ))
-            });
-        let Some(base) = base else { continue };
-        if let Some(c) = pair(g, base) {
-            out.push(c);
-        }
-    }
-    out
+        .collect()
+}
+
+/// The baseline of the +MA group `k` among `baselines`, taken from `method`: same dataset,
+/// evaluator and split, the same variant if that baseline has it, else the one without.
+fn baseline_of<'a>(
+    baselines: &HashMap<BaselineKey, &'a Group>,
+    k: &GroupKey,
+    method: &str,
+) -> Option<&'a Group> {
+    let key = |variant| {
+        (
+            k.dataset.as_str(),
+            method,
+            k.evaluator.as_str(),
+            k.split.as_str(),
+            variant,
+        )
+    };
+    baselines
+        .get(&key(k.variant.as_str()))
+        .or_else(|| baselines.get(&key("")))
+        .copied()
+}
+
+fn compare(groups: &[Group]) -> Vec<Comparison> {
+    let baselines = baselines(groups);
+    groups
+        .iter()
+        .filter(|g| g.key.ma != "none")
+        .filter_map(|g| pair(g, baseline_of(&baselines, &g.key, &g.key.method)?))
+        .collect()
 }
 
 /// `g` (+MA) against `base`, paired by seed over the seeds both have; `None` with no
@@ -528,23 +534,11 @@ fn pair(g: &Group, base: &Group) -> Option<Comparison> {
 /// augmenter and adds MA, so its claim pairs `adgcl-fixed` +MA with `adgcl` as published.
 /// Not part of the report's table, so no Holm correction.
 pub fn cross_comparisons(groups: &[Group], method: &str, baseline_method: &str) -> Vec<Comparison> {
-    let base_of = |k: &GroupKey, variant: &str| {
-        groups.iter().find(|b| {
-            b.key.ma == "none"
-                && b.key.method == baseline_method
-                && b.key.dataset == k.dataset
-                && b.key.evaluator == k.evaluator
-                && b.key.split == k.split
-                && b.key.variant == variant
-        })
-    };
+    let baselines = baselines(groups);
     groups
         .iter()
         .filter(|g| g.key.ma != "none" && g.key.method == method)
-        .filter_map(|g| {
-            let base = base_of(&g.key, &g.key.variant).or_else(|| base_of(&g.key, ""))?;
-            pair(g, base)
-        })
+        .filter_map(|g| pair(g, baseline_of(&baselines, &g.key, baseline_method)?))
         .collect()
 }
 
