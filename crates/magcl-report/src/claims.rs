@@ -622,27 +622,13 @@ mod tests {
     fn baseline_method_pairs_across_methods() {
         use crate::results::ResultRow;
         let row = |method: &str, ma: &str, seed: u64, acc: f64| ResultRow {
-            dataset: "MUTAG".into(),
             method: method.into(),
             ma: ma.into(),
             variant: String::new(),
-            seed,
             evaluator: "linear-svc".into(),
             config_hash: format!("{method}-{ma}-{seed}"),
             accuracy: acc,
-            accuracy_std_folds: None,
-            nmi: None,
-            selected_epoch: None,
-            epochs: 20,
-            train_seconds: 0.0,
-            eval_seconds: 0.0,
-            peak_memory_mb: 0.0,
-            device: "cpu".into(),
-            threads: 1,
-            git_commit: "c".into(),
-            magcl_version: "v".into(),
-            config: "{}".into(),
-            warnings: String::new(),
+            ..crate::results::tests::row(seed)
         };
         let mut rows = Vec::new();
         for (s, (a, b, c)) in [(70.0, 69.0, 70.0), (71.0, 69.0, 71.0), (72.0, 70.0, 73.0)]

@@ -376,11 +376,11 @@ fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A row as a GraphCL run on MUTAG writes it (config shortened).
-    fn row(seed: u64) -> ResultRow {
+    pub(crate) fn row(seed: u64) -> ResultRow {
         ResultRow {
             dataset: "MUTAG".into(),
             method: "graphcl".into(),
