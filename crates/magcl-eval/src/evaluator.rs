@@ -232,17 +232,7 @@ pub fn run_on_splits(
         return Err(Error::Config("no outer splits given".into()));
     }
     for (k, s) in splits.iter().enumerate() {
-        if let Some(&i) = s
-            .train
-            .iter()
-            .chain(&s.val)
-            .chain(&s.test)
-            .find(|&&i| i >= n)
-        {
-            return Err(Error::Config(format!(
-                "outer fold {k}: sample index {i} out of range (n = {n})"
-            )));
-        }
+        crate::protocol::check_indices(std::slice::from_ref(s), n, |_| format!("outer fold {k}"))?;
         evaluator.check_split(y, s, k)?;
     }
     let fitter = evaluator.prepare(x, y, splits)?;

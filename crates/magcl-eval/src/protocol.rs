@@ -208,22 +208,32 @@ impl Protocol for FixedSplits {
         if self.splits.is_empty() {
             return Err(Error::Config(format!("{}: no splits given", self.name)));
         }
-        for (k, s) in self.splits.iter().enumerate() {
-            if let Some(&i) = s
-                .train
-                .iter()
-                .chain(&s.val)
-                .chain(&s.test)
-                .find(|&&i| i >= n)
-            {
-                return Err(Error::Config(format!(
-                    "{} split {k}: sample index {i} out of range (n = {n})",
-                    self.name
-                )));
-            }
-        }
+        check_indices(&self.splits, n, |k| format!("{} split {k}", self.name))?;
         Ok(self.splits.clone())
     }
+}
+
+/// Every index of every split is below `n`; the error names the split as `name(k)` does.
+pub(crate) fn check_indices(
+    splits: &[Split],
+    n: usize,
+    name: impl Fn(usize) -> String,
+) -> Result<()> {
+    for (k, s) in splits.iter().enumerate() {
+        if let Some(&i) = s
+            .train
+            .iter()
+            .chain(&s.val)
+            .chain(&s.test)
+            .find(|&&i| i >= n)
+        {
+            return Err(Error::Config(format!(
+                "{}: sample index {i} out of range (n = {n})",
+                name(k)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One random split of the `n` samples into train ⌊n/10⌋, validation ⌊n/10⌋ and test
