@@ -119,16 +119,8 @@ pub fn preset(
             augment: None,
             node: None,
             simgrace: None,
-            adgcl: Some(AdgclParams {
-                view_lr: 1e-3,
-                reg_lambda: 5.0,
-                edge_mlp_dim: 64,
-                concrete_temperature: 1.0,
-                eval_interval: 5,
-                ma_mask: 0.1,
-                ma_edge_drop: 0.1,
-                augmenter: None,
-            }),
+            // the official code's settings, which are AD-GCL's defaults
+            adgcl: Some(AdgclParams::default()),
             threads: 0,
             env: Default::default(),
         },
