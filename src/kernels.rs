@@ -212,20 +212,10 @@ pub fn batch_norm_train(
     momentum: f64,
     eps: f64,
 ) -> Tensor {
-    let (Some(weight), Some(bias)) = (weight, bias) else {
-        return batch_norm_libtorch(x, weight, bias, running_mean, running_var, momentum, eps);
+    let (weight, bias) = match (weight, bias) {
+        (Some(w), Some(b)) if cpu_kernel_applies(x) => (w, b),
+        _ => return batch_norm_libtorch(x, weight, bias, running_mean, running_var, momentum, eps),
     };
-    if !cpu_kernel_applies(x) {
-        return batch_norm_libtorch(
-            x,
-            Some(weight),
-            Some(bias),
-            running_mean,
-            running_var,
-            momentum,
-            eps,
-        );
-    }
     let mut err = [0 as c_char; 512];
     // SAFETY: as for `csr_matmul`; the running buffers are updated in place through
     // their (shared) storage, which is what PyTorch's batch norm does too.
