@@ -30,6 +30,7 @@ pub mod stats;
 pub mod synthetic;
 pub mod text;
 pub mod tu;
+pub mod wl;
 
 pub use features::{graph_features, NodeFeatures};
 pub use registry::{is_node_dataset, known_datasets, DatasetKind};

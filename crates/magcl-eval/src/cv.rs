@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use super::folds::sklearn_stratified_kfold;
 use super::linalg::{is_symmetric, squared_distances, Features};
 use super::linear::{linear_path, LinearKind};
+use super::sparse::SparseRows;
 use super::svc::{gamma_scale, RbfPath, Seed, SqDist};
 use super::{Evaluator, C_GRID, INNER_FOLDS};
 use crate::error::{Error, Result};
@@ -35,6 +36,24 @@ enum Shared {
     Linear,
 }
 
+/// The samples' features as a fit reads them: dense (every evaluator), or sparse rows (the
+/// RBF SVM only, which needs no more than the distances and the fit's variance).
+#[derive(Clone, Copy)]
+pub(crate) enum Rows<'a> {
+    Dense(&'a Features),
+    Sparse(&'a SparseRows),
+}
+
+impl Rows<'_> {
+    /// scikit-learn's `gamma = 'scale'` on the rows `fit`.
+    fn gamma_scale(&self, fit: &[usize]) -> f64 {
+        match self {
+            Rows::Dense(f) => gamma_scale(f.variance_of_rows(fit), f.d),
+            Rows::Sparse(s) => gamma_scale(s.variance_of_rows(fit), s.d),
+        }
+    }
+}
+
 fn kind_of(ev: Evaluator) -> Option<LinearKind> {
     match ev {
         Evaluator::SvcRbf => None,
@@ -50,7 +69,7 @@ fn kind_of(ev: Evaluator) -> Option<LinearKind> {
 fn path(
     ev: Evaluator,
     seed: Seed,
-    f: &Features,
+    f: Rows<'_>,
     d2: Option<&SqDist<'_>>,
     y: &[u32],
     fit: &[usize],
@@ -58,10 +77,12 @@ fn path(
     cs: &[f64],
     kbuf: &mut Vec<f32>,
 ) -> Option<Vec<Vec<u32>>> {
-    match (kind_of(ev), d2) {
-        (Some(kind), _) => linear_path(kind, f, y, fit, evals, cs),
-        (None, Some(d2)) => {
-            let gamma = gamma_scale(f.variance_of_rows(fit), f.d);
+    match (kind_of(ev), d2, f) {
+        (Some(kind), _, Rows::Dense(f)) => linear_path(kind, f, y, fit, evals, cs),
+        // sparse rows reach only the RBF SVM (run_protocol_sparse refuses the others)
+        (Some(_), _, Rows::Sparse(_)) => None,
+        (None, Some(d2), f) => {
+            let gamma = f.gamma_scale(fit);
             let mut p = RbfPath::new_in(d2, y, fit, gamma, std::mem::take(kbuf))?;
             let kt = p.test_kernel(d2, evals);
             let preds = cs
@@ -74,7 +95,7 @@ fn path(
             *kbuf = p.into_kernel_buffer();
             Some(preds)
         }
-        (None, None) => None,
+        (None, None, _) => None,
     }
 }
 
@@ -83,10 +104,10 @@ fn count_correct(pred: &[u32], y: &[u32], idx: &[usize]) -> usize {
 }
 
 /// Grid search + refit for one outer split on prepared features.
-fn run_split(
+pub(crate) fn run_split(
     ev: Evaluator,
     seed: Seed,
-    f: &Features,
+    f: Rows<'_>,
     d2: Option<&SqDist<'_>>,
     y: &[u32],
     split: &Split,
@@ -236,17 +257,17 @@ impl Prepared {
                     data: d2,
                     symmetric: *symmetric,
                 };
-                run_split(ev, seed, &self.f, Some(&d2), y, split)
+                run_split(ev, seed, Rows::Dense(&self.f), Some(&d2), y, split)
             }
-            Some(Shared::Linear) => run_split(ev, seed, &self.f, None, y, split),
+            Some(Shared::Linear) => run_split(ev, seed, Rows::Dense(&self.f), None, y, split),
             None => {
                 let f = self.f.standardized(&split.train);
                 if ev == Evaluator::SvcRbf {
                     let data = squared_distances(&f);
                     let d2 = SqDist::new(f.n, &data);
-                    run_split(ev, seed, &f, Some(&d2), y, split)
+                    run_split(ev, seed, Rows::Dense(&f), Some(&d2), y, split)
                 } else {
-                    run_split(ev, seed, &f, None, y, split)
+                    run_split(ev, seed, Rows::Dense(&f), None, y, split)
                 }
             }
         }

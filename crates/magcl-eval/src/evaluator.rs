@@ -218,6 +218,69 @@ pub fn run_protocol(
     run_on_splits(evaluator, x, y, &splits)
 }
 
+/// [`run_protocol`] for features given as sparse rows (the graph-kernel baselines): the
+/// splits of `protocol`, each scored by `evaluator`'s grid search, which must be the
+/// RBF SVM on unscaled features (`svc-rbf` as GraphCL and SimGRACE use it); its squared
+/// distances come from the rows' dot products. The numbers are those of the dense
+/// matrix up to rounding.
+pub fn run_protocol_sparse(
+    protocol: &dyn crate::protocol::Protocol,
+    evaluator: &GridSearchCv,
+    x: &crate::sparse::SparseRows,
+    y: &[u32],
+    seed: u64,
+) -> Result<CvResult> {
+    if evaluator.classifier != crate::Evaluator::SvcRbf || evaluator.standardize {
+        return Err(Error::Config(format!(
+            "sparse count features are evaluated with svc-rbf on unscaled features only, \
+             not {}{}",
+            evaluator.classifier.name(),
+            if evaluator.standardize {
+                " on standardised features"
+            } else {
+                ""
+            }
+        )));
+    }
+    if x.n == 0 || x.d == 0 {
+        return Err(Error::Config(format!(
+            "the features are empty ({} × {})",
+            x.n, x.d
+        )));
+    }
+    check_labels(y, x.n)?;
+    let splits = protocol.splits(y, x.n, seed)?;
+    for (k, s) in splits.iter().enumerate() {
+        crate::protocol::check_indices(std::slice::from_ref(s), x.n, |_| {
+            format!("outer fold {k}")
+        })?;
+        evaluator.check_split(y, s, k)?;
+    }
+    let d2 = x.squared_distances();
+    let d2 = crate::svc::SqDist::new(x.n, &d2);
+    let scores = splits
+        .par_iter()
+        .map(|split| {
+            let rows = crate::cv::Rows::Sparse(x);
+            let o = crate::cv::run_split(
+                evaluator.classifier,
+                evaluator.seed,
+                rows,
+                Some(&d2),
+                y,
+                split,
+            )?;
+            Ok(SplitScore {
+                test_accuracy: pct(o.test_correct, split.test.len()),
+                test_correct: o.test_correct,
+                val_accuracy: (!split.val.is_empty()).then(|| pct(o.val_correct, split.val.len())),
+                best_c: Some(o.best_c),
+            })
+        })
+        .collect::<Result<Vec<SplitScore>>>()?;
+    Ok(summarize(&scores, &splits))
+}
+
 /// Evaluate `x` with labels `y` on the given `splits` (see [`run_protocol`]).
 pub fn run_on_splits(
     evaluator: &dyn Evaluator,

@@ -50,14 +50,18 @@ pub mod smo;
 #[cfg(test)]
 #[path = "../tests/oracle/smo_reference.rs"]
 mod smo_reference;
+pub mod sparse;
 pub mod stats;
 pub mod svc;
 
 pub use cluster::{kmeans_nmi, nmi};
 pub use cv::{FoldOutcome, Split};
-pub use evaluator::{run_on_splits, run_protocol, GridSearchCv, HostMatrix, SplitScore};
+pub use evaluator::{
+    run_on_splits, run_protocol, run_protocol_sparse, GridSearchCv, HostMatrix, SplitScore,
+};
 pub use folds::{kfold, sklearn_stratified_kfold, stratified_kfold};
 pub use protocol::Protocol;
+pub use sparse::SparseRows;
 
 /// The C grid every evaluator searches (GraphCL, SimGRACE and AD-GCL use the same).
 pub const C_GRID: [f64; 7] = [1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3];
