@@ -63,7 +63,8 @@ impl GraphMethod for TwoViews {
 static TWO_VIEWS: MethodEntry = MethodEntry {
     name: "two-views",
     aliases: &[],
-    task: Task::Graph,
+    tasks: &[Task::Graph],
+    baseline: false,
     preset: "graphcl",
     about: "a GRACE-style graph-level variant: two augmented views, symmetric loss",
     build: |p, data, device, progress| {

@@ -14,6 +14,8 @@ pub use crate::methods::adgcl::{AdgclParams, Augmenter};
 pub use crate::methods::node::{NodeParams, NODE_SPLITS};
 use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
+pub use crate::methods::untrained::UntrainedParams;
+pub use crate::methods::wl::WlParams;
 use crate::methods::{MethodParams, TrainParams};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
@@ -31,13 +33,26 @@ impl MethodName {
     pub const Simgrace: MethodName = MethodName("simgrace");
     pub const Adgcl: MethodName = MethodName("adgcl");
     pub const Base: MethodName = MethodName("base");
+    pub const Untrained: MethodName = MethodName("untrained");
+    pub const Wl: MethodName = MethodName("wl");
+    pub const Degree: MethodName = MethodName("degree");
+    pub const Features: MethodName = MethodName("features");
 
     /// The registry's entry (every `MethodName` comes from the registry).
     pub fn entry(self) -> Result<&'static MethodEntry> {
         registry::find(self.0)
     }
-    pub fn task(self) -> Task {
-        self.entry().map(|e| e.task).unwrap_or(Task::Graph)
+    /// The levels the method runs at.
+    pub fn tasks(self) -> &'static [Task] {
+        self.entry().map(|e| e.tasks).unwrap_or(&[])
+    }
+    /// Whether it runs at level `task`.
+    pub fn supports(self, task: Task) -> bool {
+        self.tasks().contains(&task)
+    }
+    /// Whether it is a floor (untrained encoder, graph kernel, raw features).
+    pub fn is_baseline(self) -> bool {
+        self.entry().map(|e| e.baseline).unwrap_or(false)
     }
     pub fn as_str(self) -> &'static str {
         self.0
@@ -103,6 +118,12 @@ pub struct RunConfig {
     pub simgrace: Option<SimgraceParams>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adgcl: Option<AdgclParams>,
+    /// The `untrained` baseline: whose encoder, and where batch-norm estimates come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrained: Option<UntrainedParams>,
+    /// The `wl` baseline's depth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wl: Option<WlParams>,
     /// CPU threads of the run (libtorch intra-op and the data pipeline). Float sums are
     /// ordered by the thread count, so SimGRACE, AD-GCL and the node-level model give
     /// (slightly) different numbers at different counts: the count is part of the
@@ -173,8 +194,13 @@ impl RunConfig {
 
     /// The method as result rows name it: `adgcl-fixed` for AD-GCL with the fixed
     /// augmenter (its control, and AD-GCL+MA), else the method's name.
+    /// The untrained encoder of method M is `untrained-M` (its floor in the report).
     pub fn method_label(&self) -> String {
         match (self.method, self.adgcl.as_ref().and_then(|a| a.augmenter)) {
+            (MethodName::Untrained, _) => match &self.untrained {
+                Some(u) => format!("untrained-{}", u.of),
+                None => "untrained".into(),
+            },
             (MethodName::Adgcl, Some(Augmenter::Fixed)) => "adgcl-fixed".into(),
             (m, _) => m.as_str().into(),
         }
@@ -248,13 +274,15 @@ impl RunConfig {
             node: self.node.clone(),
             simgrace: self.simgrace.clone(),
             adgcl: self.adgcl.clone(),
+            untrained: self.untrained.clone(),
+            wl: self.wl.clone(),
         }
     }
 
     /// Checks every stage's parameters ([`ParamGuard`]) and the rules that join them;
     /// the error says which field is wrong.
     pub fn validate(&self) -> Result<()> {
-        if self.method.task() != self.task {
+        if !self.method.supports(self.task) {
             return Err(bad(
                 "task",
                 format!(
@@ -263,6 +291,45 @@ impl RunConfig {
                     self.task
                 ),
             ));
+        }
+        let baseline = self.method.is_baseline();
+        if baseline && self.epochs != 0 {
+            return Err(bad(
+                "epochs",
+                format!(
+                    "{} makes no gradient step: epochs must be 0, got {}",
+                    self.method.as_str(),
+                    self.epochs
+                ),
+            ));
+        }
+        if !baseline && self.epochs == 0 {
+            return Err(bad(
+                "epochs",
+                "must be at least 1 (the encoder at its initialisation is the `untrained` \
+                 method)",
+            ));
+        }
+        if baseline && self.untrained.is_none() && self.ma.enabled {
+            return Err(bad(
+                "ma.enabled",
+                format!(
+                    "{} has no encoder for model augmentation to act on",
+                    self.method.as_str()
+                ),
+            ));
+        }
+        if self.method == MethodName::Untrained {
+            let u = self
+                .untrained
+                .as_ref()
+                .ok_or_else(|| bad("untrained", "the untrained settings are missing"))?;
+            if !MethodName::parse(&u.of)?.supports(self.task) {
+                return Err(bad(
+                    "untrained.of",
+                    format!("{} is not a {:?}-level method", u.of, self.task),
+                ));
+            }
         }
         self.method_params_unchecked().check_ref()?;
         if self.task == Task::Node {

@@ -603,3 +603,148 @@ pub(crate) mod node {
         assert_eq!(x, vec![0.6, 0.8, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
     }
 }
+
+#[allow(unused_imports)]
+mod untrained {
+    use crate::experiment::config::{MethodName, RunConfig, RunSpec};
+    use crate::methods::graphcl::GraphCl;
+    use crate::methods::tests::toy_data;
+    use crate::methods::{registry, sorted_vars, GraphMethod, TrainData};
+    use tch::{Device, Tensor};
+
+    fn config(overrides: serde_json::Value) -> RunConfig {
+        RunConfig::resolve(&RunSpec {
+            method: Some(MethodName::Untrained),
+            dataset: "toy".into(),
+            seed: 5,
+            overrides: serde_json::from_value(overrides).unwrap(),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    /// Every variable of the GraphCL model (trainable or not), by name.
+    fn snapshot(m: &GraphCl) -> Vec<(String, Tensor)> {
+        let mut v: Vec<(String, Tensor)> = m
+            .model
+            .vs
+            .variables()
+            .into_iter()
+            .map(|(k, t)| (k, t.copy()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    #[test]
+    fn the_preset_is_the_methods_own_with_no_epoch() {
+        let cfg = config(serde_json::json!({}));
+        assert_eq!(cfg.epochs, 0);
+        assert_eq!(cfg.method_label(), "untrained-graphcl");
+        assert_eq!(cfg.layers, 3, "GraphCL's encoder");
+        let cfg = config(serde_json::json!({"untrained": {"of": "simgrace"}}));
+        assert_eq!(cfg.method_label(), "untrained-simgrace");
+        assert_eq!((cfg.layers, cfg.gin_eps), (5, 1.0), "SimGRACE's encoder");
+        let cfg = config(serde_json::json!({"untrained": {"of": "adgcl"}}));
+        assert_eq!(cfg.evaluator, "linear-svc", "AD-GCL's protocol");
+        // refused: training epochs, an unknown source, a baseline as the encoder
+        for (o, field) in [
+            (serde_json::json!({"epochs": 3}), "epochs"),
+            (
+                serde_json::json!({"untrained": {"batch_norm": "mean"}}),
+                "untrained.batch_norm",
+            ),
+            (
+                serde_json::json!({"untrained": {"of": "wl"}}),
+                "untrained.of",
+            ),
+        ] {
+            let e = RunConfig::resolve(&RunSpec {
+                method: Some(MethodName::Untrained),
+                dataset: "toy".into(),
+                overrides: serde_json::from_value(o).unwrap(),
+                ..Default::default()
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(field), "{e}");
+        }
+    }
+
+    #[test]
+    fn calibration_moves_only_the_running_estimates_to_the_data_statistics() {
+        let _g = crate::rng::torch_lock();
+        tch::set_num_threads(1);
+        let cfg = config(serde_json::json!({}));
+        let data = toy_data(30);
+        tch::manual_seed(5);
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        let before = snapshot(&m);
+        m.calibrate_batch_norm(&data).unwrap();
+        let after = snapshot(&m);
+        for ((name, a), (_, b)) in before.iter().zip(&after) {
+            let same = a.equal(b);
+            if name.contains("running_") {
+                assert!(!same, "{name} should hold the data's statistics now");
+            } else {
+                assert!(
+                    same,
+                    "{name} changed: a gradient step or an update happened"
+                );
+            }
+        }
+        // The first batch norm's estimates are the mean and unbiased variance of its
+        // input (the first GIN layer's MLP output after ReLU) over every node.
+        let enc = &m.model.encoder;
+        let all = crate::graph::Batch::collate(&data.views, data.dim).to_tensors(Device::Cpu);
+        let p = crate::nn::ops::gin_propagate(&all, &all.x, 1, enc.mode, enc.eps, enc.pi);
+        let h = tch::nn::Module::forward(&enc.convs[0], &p).relu();
+        let mean = h.mean_dim(0, false, tch::Kind::Float);
+        let var = h.var_dim(0, true, false);
+        let bn = &enc.bns[0];
+        assert!(bn.running_mean.allclose(&mean, 1e-4, 1e-5, false));
+        assert!(bn.running_var.allclose(&var, 1e-4, 1e-5, false));
+    }
+
+    #[test]
+    fn the_untrained_run_is_the_methods_initial_encoder_and_deterministic() {
+        let _g = crate::rng::torch_lock();
+        tch::set_num_threads(1);
+        let data = toy_data(30);
+        let embed_untrained = |cfg: &RunConfig| {
+            tch::manual_seed(cfg.seed as i64);
+            let entry = cfg.method.entry().unwrap();
+            let mut m = (entry.build)(
+                &cfg.method_params().unwrap(),
+                TrainData::Graphs(&data),
+                Device::Cpu,
+                false,
+            )
+            .unwrap();
+            let mut calls = 0;
+            let log = m
+                .train(cfg.epochs, &mut |_, _| {
+                    calls += 1;
+                    Ok(())
+                })
+                .unwrap();
+            assert!(log.epoch_losses.is_empty() && calls == 0, "no epoch runs");
+            m.embed().unwrap().x
+        };
+        let cfg = config(serde_json::json!({}));
+        let a = embed_untrained(&cfg);
+        assert_eq!(a, embed_untrained(&cfg), "deterministic per seed");
+        // the same as GraphCL's own encoder at the same seed, calibrated
+        tch::manual_seed(cfg.seed as i64);
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        m.calibrate_batch_norm(&data).unwrap();
+        assert_eq!(a, m.embed(&data).unwrap().0);
+        // `init` leaves the estimates alone: another embedding
+        let init = config(serde_json::json!({"untrained": {"batch_norm": "init"}}));
+        assert_ne!(a, embed_untrained(&init));
+        // another seed: other weights
+        let mut other = cfg.clone();
+        other.seed = 6;
+        assert_ne!(a, embed_untrained(&other));
+    }
+}

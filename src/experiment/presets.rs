@@ -9,6 +9,18 @@ impl RunConfig {
     pub fn resolve(spec: &RunSpec) -> Result<RunConfig> {
         let method = spec.method.unwrap_or(MethodName::Graphcl);
         let mut base = preset(method, &spec.dataset, spec.seed, spec.preset.as_deref())?;
+        // The untrained encoder starts from the preset of the method it is the encoder of.
+        if let Some(of) = spec.overrides.get("untrained").and_then(|u| u.get("of")) {
+            let of = of.as_str().ok_or_else(|| {
+                Error::Config(format!("untrained.of: expected a method name, got {of}"))
+            })?;
+            base = untrained_preset(
+                MethodName::parse(of)?,
+                &spec.dataset,
+                spec.seed,
+                spec.preset.as_deref(),
+            )?;
+        }
         // A named reading sets its switches first; switches given beside it win.
         if let Some(r) = spec.overrides.get("ma").and_then(|m| m.get("reading")) {
             let name = r
@@ -72,6 +84,8 @@ pub fn preset(
             node: None,
             simgrace: None,
             adgcl: None,
+            untrained: None,
+            wl: None,
             threads: 0,
             env: Default::default(),
         },
@@ -97,6 +111,8 @@ pub fn preset(
             node: None,
             simgrace: Some(SimgraceParams { eta: 1.0 }),
             adgcl: None,
+            untrained: None,
+            wl: None,
             threads: 0,
             env: Default::default(),
         },
@@ -121,10 +137,35 @@ pub fn preset(
             simgrace: None,
             // the official code's settings, which are AD-GCL's defaults
             adgcl: Some(AdgclParams::default()),
+            untrained: None,
+            wl: None,
             threads: 0,
             env: Default::default(),
         },
         MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
+        MethodName::Untrained => {
+            let of = match super::sweep::known_dataset(dataset) {
+                Some(Task::Node) => MethodName::Base,
+                _ => MethodName::Graphcl,
+            };
+            untrained_preset(of, dataset, seed, preset)?
+        }
+        // The graph-kernel floors: GraphCL's features and SVM, nothing to train.
+        MethodName::Wl | MethodName::Degree => {
+            let mut cfg = self::preset(MethodName::Graphcl, dataset, seed, preset)?;
+            cfg.method = method;
+            cfg.epochs = 0;
+            cfg.augment = None;
+            cfg.wl = (method == MethodName::Wl).then(WlParams::default);
+            cfg
+        }
+        // Raw node features: the base model's preset (features, splits, probe).
+        MethodName::Features => {
+            let mut cfg = node_preset(dataset, seed, preset.unwrap_or("code"))?;
+            cfg.method = method;
+            cfg.epochs = 0;
+            cfg
+        }
         // A registered method starts from the presets of the built-in one it names.
         other => {
             let family = other.preset_family();
@@ -140,6 +181,32 @@ pub fn preset(
             cfg
         }
     };
+    Ok(cfg)
+}
+
+/// The untrained encoder of `of`: `of`'s preset with no epoch.
+fn untrained_preset(
+    of: MethodName,
+    dataset: &str,
+    seed: u64,
+    preset: Option<&str>,
+) -> Result<RunConfig> {
+    if of.is_baseline() {
+        return Err(Error::Config(format!(
+            "untrained.of: '{}' is a baseline, not a method with an encoder",
+            of.as_str()
+        )));
+    }
+    if let Some(t) = super::sweep::known_dataset(dataset).filter(|&t| !of.supports(t)) {
+        return Err(Error::Config(format!(
+            "untrained.of: {} is not a {t:?}-level method, and {dataset} is a {t:?}-level dataset",
+            of.as_str()
+        )));
+    }
+    let mut cfg = self::preset(of, dataset, seed, preset)?;
+    cfg.method = MethodName::Untrained;
+    cfg.epochs = 0;
+    cfg.untrained = Some(UntrainedParams::of(of.as_str()));
     Ok(cfg)
 }
 
@@ -257,6 +324,8 @@ fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
         }),
         simgrace: None,
         adgcl: None,
+        untrained: None,
+        wl: None,
         threads: 0,
         env: Default::default(),
     })

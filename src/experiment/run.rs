@@ -330,6 +330,22 @@ fn save_embeddings(
     Ok(())
 }
 
+/// The embeddings as a dense matrix to save; sparse count rows are formed into one up
+/// to [`MAX_SAVED_VALUES`] values (WL features of a large set are far wider).
+fn dense_for_saving(e: &Embeddings) -> Result<Vec<f32>> {
+    if e.sparse.is_some() && e.rows.saturating_mul(e.dim) > MAX_SAVED_VALUES {
+        return Err(Error::Config(format!(
+            "--save-embeddings: these count features are {} × {}, too wide to save as a dense \
+             matrix (at most {MAX_SAVED_VALUES} values); lower wl.iterations",
+            e.rows, e.dim
+        )));
+    }
+    Ok(e.to_dense())
+}
+
+/// The largest dense matrix [`dense_for_saving`] forms from sparse rows (1 GB of f32).
+pub const MAX_SAVED_VALUES: usize = 250_000_000;
+
 /// `X.npy` → `X.labels.npy`.
 pub fn labels_path(path: &std::path::Path) -> PathBuf {
     let stem = path
@@ -359,14 +375,19 @@ fn run_graph(
         _ => 0,
     };
     let (protocol, classifier) = graph_evaluation(cfg, every > 0)?;
-    let score = |e: &Embeddings| {
-        eval::run_protocol(
-            &protocol,
-            &classifier,
-            HostMatrix::new(&e.x, n, e.dim),
-            &data.labels,
-            cfg.seed,
-        )
+    let score = |e: &Embeddings| -> Result<eval::CvResult> {
+        Ok(match &e.sparse {
+            // the graph-kernel baselines' count vectors
+            Some(s) => eval::run_protocol_sparse(&protocol, &classifier, s, &data.labels, cfg.seed)
+                .map_err(|err| Error::Config(format!("{}: {err}", cfg.method.as_str())))?,
+            None => eval::run_protocol(
+                &protocol,
+                &classifier,
+                HostMatrix::new(&e.x, n, e.dim),
+                &data.labels,
+                cfg.seed,
+            )?,
+        })
     };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
     let log = m.train(cfg.epochs, &mut |epoch, model| {
@@ -388,15 +409,15 @@ fn run_graph(
         let out = train_only(cfg, log, t0);
         if let Some(p) = &opts.save_embeddings {
             let e = m.embed()?;
-            save_embeddings(p, &e.x, n, e.dim, &data.labels)?;
+            save_embeddings(p, &dense_for_saving(&e)?, n, e.dim, &data.labels)?;
         }
         return Ok(out);
     }
-    let (emb, result, selected) = if every > 0 {
-        let (_, epoch, e, r) =
-            best.ok_or_else(|| Error::Numeric("the run made no evaluation".into()))?;
+    let (emb, result, selected) = if let Some((_, epoch, e, r)) = best {
         (e, r, Some(epoch))
     } else {
+        // the final encoder: every method without validation-chosen epochs, and one
+        // trained for no epoch (the untrained baseline) under the validation protocol
         let e = m.embed()?;
         let te = Instant::now();
         let r = score(&e)?;
@@ -406,7 +427,7 @@ fn run_graph(
     let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
     let d = emb.dim;
     if let Some(p) = &opts.save_embeddings {
-        save_embeddings(p, &emb.x, n, d, &data.labels)?;
+        save_embeddings(p, &dense_for_saving(&emb)?, n, d, &data.labels)?;
     }
     Ok(RunOutcome {
         warnings: dominant_dimension(&emb.x, n, d).into_iter().collect(),

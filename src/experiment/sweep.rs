@@ -653,7 +653,10 @@ impl Section {
         // Every dataset must meet a method of its task, and every method a dataset.
         for (d, span) in datasets {
             let task = known_dataset(d);
-            if !methods.iter().any(|(m, _)| Some(m.task()) == task) {
+            if !methods
+                .iter()
+                .any(|(m, _)| task.is_some_and(|t| m.supports(t)))
+            {
                 return Err(src.err(
                     span.clone(),
                     format!(
@@ -666,14 +669,14 @@ impl Section {
         for (m, span) in methods {
             if !datasets
                 .iter()
-                .any(|(d, _)| known_dataset(d) == Some(m.task()))
+                .any(|(d, _)| known_dataset(d).is_some_and(|t| m.supports(t)))
             {
                 return Err(src.err(
                     span.clone(),
                     format!(
                         "method '{}' is {}-level but no listed dataset is",
                         m.as_str(),
-                        task_str(Some(m.task()))
+                        task_str(m.tasks().first().copied())
                     ),
                 ));
             }
@@ -705,12 +708,12 @@ impl Section {
         for (seed, seed_span) in seeds {
             for (dataset, dataset_span) in datasets {
                 for (method, method_span) in methods {
-                    if known_dataset(dataset) != Some(method.task()) {
+                    if !known_dataset(dataset).is_some_and(|t| method.supports(t)) {
                         continue;
                     }
                     for evaluator in &evaluators {
                         for setting in ma {
-                            if setting.gin_mode && method.task() == Task::Node {
+                            if setting.gin_mode && !method.supports(Task::Graph) {
                                 return Err(src.err(
                                     setting.span.clone(),
                                     format!(

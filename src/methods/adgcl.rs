@@ -166,7 +166,8 @@ pub struct AdGcl {
 pub static ENTRY: MethodEntry = MethodEntry {
     name: "adgcl",
     aliases: &["ad-gcl"],
-    task: Task::Graph,
+    tasks: &[Task::Graph],
+    baseline: false,
     preset: "adgcl",
     about: "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
     build: |p, data, device, progress| {
@@ -387,6 +388,9 @@ impl GraphMethod for AdGcl {
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
+    }
+    fn calibrate_batch_norm(&mut self, data: &GraphData) -> Result<()> {
+        super::calibrate_batch_norm(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
     fn selection(&self) -> Selection {
         Selection::Validation {

@@ -30,7 +30,8 @@ pub struct GraphCl {
 pub static ENTRY: MethodEntry = MethodEntry {
     name: "graphcl",
     aliases: &[],
-    task: Task::Graph,
+    tasks: &[Task::Graph],
+    baseline: false,
     preset: "graphcl",
     about: "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
     build: |p, data, device, progress| {
@@ -162,5 +163,9 @@ impl GraphMethod for GraphCl {
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         self.model.embed(data)
+    }
+
+    fn calibrate_batch_norm(&mut self, data: &GraphData) -> Result<()> {
+        self.model.calibrate_batch_norm(data)
     }
 }

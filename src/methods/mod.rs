@@ -20,11 +20,15 @@ use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EP
 use crate::rng::{self, streams};
 
 pub mod adgcl;
+pub mod degree;
+pub mod features;
 pub mod graphcl;
 pub mod node;
 pub mod optim;
 pub mod registry;
 pub mod simgrace;
+pub mod untrained;
+pub mod wl;
 
 /// A graph-classification dataset ready for training: one view per graph (features
 /// attached) and the class labels.
@@ -45,6 +49,13 @@ pub trait GraphMethod {
     fn selection(&self) -> Selection {
         Selection::Final
     }
+    /// Sets the evaluation encoder's batch-norm running estimates from `data` without
+    /// training ([`calibrate_batch_norm`]); what the `untrained` baseline asks of a method.
+    fn calibrate_batch_norm(&mut self, _data: &GraphData) -> Result<()> {
+        Err(Error::Config(
+            "this method cannot set its batch-norm statistics without training".into(),
+        ))
+    }
 }
 
 /// Builds a method for its training data on a device.
@@ -57,7 +68,12 @@ pub struct MethodEntry {
     pub name: &'static str,
     /// Other accepted spellings (matched case-insensitively, like the name).
     pub aliases: &'static [&'static str],
-    pub task: Task,
+    /// The levels it runs at (the `untrained` baseline runs at both).
+    pub tasks: &'static [Task],
+    /// A floor (untrained encoder, graph kernel, raw features) rather than a method that
+    /// learns: it cannot be the encoder of `untrained`, and MA does not apply to it unless
+    /// it has an encoder.
+    pub baseline: bool,
     /// The built-in method whose presets (hyper-parameters per dataset, features,
     /// evaluator) a new method's configurations start from; a built-in names itself.
     pub preset: &'static str,
@@ -110,12 +126,33 @@ pub enum Selection {
     BestTest { every: usize },
 }
 
-/// Embeddings as row-major host values.
+/// Embeddings as row-major host values, or (the graph-kernel baselines) sparse count
+/// rows, which are evaluated without forming the dense matrix: then `x` is empty.
 #[derive(Clone, Debug)]
 pub struct Embeddings {
     pub x: Vec<f32>,
     pub rows: usize,
     pub dim: usize,
+    pub sparse: Option<std::sync::Arc<crate::eval::SparseRows>>,
+}
+
+impl Embeddings {
+    /// Dense `rows × dim` values.
+    pub fn dense(x: Vec<f32>, rows: usize, dim: usize) -> Embeddings {
+        Embeddings {
+            x,
+            rows,
+            dim,
+            sparse: None,
+        }
+    }
+    /// The dense matrix, formed from sparse rows where needed.
+    pub fn to_dense(&self) -> Vec<f32> {
+        match &self.sparse {
+            Some(s) => s.to_dense_f32(),
+            None => self.x.clone(),
+        }
+    }
 }
 
 /// What can embed every item (graph or node) with its evaluation encoder.
@@ -136,6 +173,10 @@ pub trait Method: Embed {
     ) -> Result<TrainLog>;
     /// Which epoch's encoder is evaluated.
     fn selection(&self) -> Selection;
+    /// Sets the batch-norm running estimates of the evaluation encoder from the data,
+    /// without a gradient step (the `untrained` baseline). Methods without batch norm do
+    /// nothing.
+    fn calibrate_batch_norm(&mut self) -> Result<()>;
 }
 
 /// A [`GraphMethod`] with its data and training-loop settings: a [`Method`].
@@ -169,11 +210,7 @@ struct GraphRef<'b, M: GraphMethod + ?Sized> {
 impl<M: GraphMethod + ?Sized> Embed for GraphRef<'_, M> {
     fn embed(&self) -> Result<Embeddings> {
         let (x, dim) = self.method.embed(self.data)?;
-        Ok(Embeddings {
-            rows: self.data.views.len(),
-            x,
-            dim,
-        })
+        Ok(Embeddings::dense(x, self.data.views.len(), dim))
     }
 }
 
@@ -203,6 +240,9 @@ impl<M: GraphMethod> Method for GraphRunner<'_, M> {
     fn selection(&self) -> Selection {
         self.method.selection()
     }
+    fn calibrate_batch_norm(&mut self) -> Result<()> {
+        self.method.calibrate_batch_norm(self.data)
+    }
 }
 
 /// The optimisation settings every method shares.
@@ -216,10 +256,8 @@ pub struct TrainParams {
 }
 
 impl ParamGuard for TrainParams {
+    /// `epochs = 0` passes here: [`MethodParams`] allows it for the baselines only.
     fn check_ref(&self) -> Result<()> {
-        if self.epochs == 0 {
-            return Err(bad("epochs", "must be at least 1"));
-        }
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             return Err(bad("lr", format!("must be positive, got {}", self.lr)));
         }
@@ -251,11 +289,19 @@ pub struct MethodParams {
     pub node: Option<node::NodeParams>,
     pub simgrace: Option<simgrace::SimgraceParams>,
     pub adgcl: Option<adgcl::AdgclParams>,
+    pub untrained: Option<untrained::UntrainedParams>,
+    pub wl: Option<wl::WlParams>,
 }
 
 impl ParamGuard for MethodParams {
     fn check_ref(&self) -> Result<()> {
         self.train.check_ref()?;
+        if let Some(u) = &self.untrained {
+            u.check_ref()?;
+        }
+        if let Some(w) = &self.wl {
+            w.check_ref()?;
+        }
         self.ma.check_ref()?;
         self.gin.check_ref()?;
         self.loss.check_ref()?;
@@ -414,6 +460,11 @@ impl Tower {
     pub fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
+
+    /// The evaluation encoder's batch-norm estimates from `data` ([`calibrate_batch_norm`]).
+    pub fn calibrate_batch_norm(&self, data: &GraphData) -> Result<()> {
+        calibrate_batch_norm(&self.encoder, &self.eval_schedule, data, self.vs.device())
+    }
 }
 
 /// Embeddings of all graphs from `encoder` with `schedule` (the plain one, or `eval_k`
@@ -426,6 +477,44 @@ pub fn embed_encoder(
     device: Device,
 ) -> Result<(Vec<f32>, usize)> {
     embed_in_chunks(data, device, |g| encoder.forward(g, schedule, false).graph)
+}
+
+/// Sets the running estimates of every batch-norm layer of `encoder` to the statistics
+/// of its input over all of `data`: one forward pass in training mode with `schedule`
+/// (the evaluation encoder's), all graphs as one batch, unaugmented, no gradient. The
+/// estimates are zeroed first, so after the pass they hold `momentum × (batch
+/// statistic)`, which is divided out: the result is the mean and the unbiased variance
+/// of each channel over every node of the dataset — what the running estimates of a
+/// long training would approach if the weights stood still. Nothing but the running
+/// estimates changes.
+pub fn calibrate_batch_norm(
+    encoder: &GinEncoder,
+    schedule: &[usize],
+    data: &GraphData,
+    device: Device,
+) -> Result<()> {
+    let momentum = crate::nn::BN_MOMENTUM;
+    tch::no_grad(|| {
+        for bn in &encoder.bns {
+            let (mut m, mut v) = (
+                bn.running_mean.shallow_clone(),
+                bn.running_var.shallow_clone(),
+            );
+            let _ = m.zero_();
+            let _ = v.zero_();
+        }
+        let all = Batch::collate(&data.views, data.dim).to_tensors(device);
+        let _ = encoder.forward(&all, schedule, true);
+        for bn in &encoder.bns {
+            let (mut m, mut v) = (
+                bn.running_mean.shallow_clone(),
+                bn.running_var.shallow_clone(),
+            );
+            let _ = m.g_div_scalar_(momentum);
+            let _ = v.g_div_scalar_(momentum);
+        }
+    });
+    Ok(())
 }
 
 /// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.

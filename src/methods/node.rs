@@ -411,7 +411,8 @@ pub struct NodeRunner {
 pub static ENTRY: MethodEntry = MethodEntry {
     name: "base",
     aliases: &["magcl", "ma-gcl", "node"],
-    task: Task::Node,
+    tasks: &[Task::Node],
+    baseline: false,
     preset: "base",
     about: "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
     build: |p, data, device, progress| {
@@ -432,11 +433,11 @@ pub fn host_matrix(z: &Tensor) -> Result<Embeddings> {
         .to_kind(tch::Kind::Float)
         .contiguous();
     let (rows, dim) = (zc.size()[0] as usize, zc.size()[1] as usize);
-    Ok(Embeddings {
-        x: Vec::<f32>::try_from(zc.flatten(0, -1))?,
+    Ok(Embeddings::dense(
+        Vec::<f32>::try_from(zc.flatten(0, -1))?,
         rows,
         dim,
-    })
+    ))
 }
 
 impl Embed for NodeModel {
@@ -459,6 +460,10 @@ impl Method for NodeRunner {
     ) -> Result<TrainLog> {
         self.model
             .train_with(epochs, self.progress, |epoch, m| after_epoch(epoch, m))
+    }
+    /// The node-level encoder (GCN layers with activations) has no batch norm.
+    fn calibrate_batch_norm(&mut self) -> Result<()> {
+        Ok(())
     }
     fn selection(&self) -> Selection {
         if self.best_test_every > 0 {

@@ -16,6 +16,10 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::simgrace::ENTRY,
     &super::adgcl::ENTRY,
     &super::node::ENTRY,
+    &super::untrained::ENTRY,
+    &super::wl::ENTRY,
+    &super::degree::ENTRY,
+    &super::features::ENTRY,
 ];
 
 static REGISTERED: RwLock<Vec<&'static MethodEntry>> = RwLock::new(Vec::new());

@@ -63,7 +63,8 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
 pub static ENTRY: MethodEntry = MethodEntry {
     name: "simgrace",
     aliases: &[],
-    task: Task::Graph,
+    tasks: &[Task::Graph],
+    baseline: false,
     preset: "simgrace",
     about:
         "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
@@ -183,5 +184,9 @@ impl GraphMethod for SimGrace {
 
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
         self.model.embed(data)
+    }
+
+    fn calibrate_batch_norm(&mut self, data: &GraphData) -> Result<()> {
+        self.model.calibrate_batch_norm(data)
     }
 }

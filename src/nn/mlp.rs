@@ -35,7 +35,7 @@ pub fn linear(p: nn::Path, input: i64, output: i64, init: Init) -> nn::Linear {
 }
 
 /// PyTorch's batch-norm defaults.
-const BN_MOMENTUM: f64 = 0.1;
+pub const BN_MOMENTUM: f64 = 0.1;
 pub const BN_EPS: f64 = 1e-5;
 
 /// Batch normalisation initialised as PyTorch does (weight 1, bias 0).

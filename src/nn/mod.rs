@@ -13,5 +13,5 @@ pub mod ops;
 pub mod params;
 
 pub use gin::{GinEncoder, GinStyle};
-pub use mlp::{Init, Mlp, Projector};
+pub use mlp::{Init, Mlp, Projector, BN_MOMENTUM};
 pub use params::{GinMode, GinParams};

@@ -1,0 +1,24 @@
+//! The `degree` baseline: each graph as the histogram of its node labels (where the set
+//! has labels) and of its node degrees, with the same SVM as `wl` — the trivial floor,
+//! what a classifier gets from the labels and degree distribution alone
+//! ([`crate::data::wl::degree_histogram`]).
+use super::wl::CountBaseline;
+use super::MethodEntry;
+use crate::params::Task;
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "degree",
+    aliases: &["degree-histogram"],
+    tasks: &[Task::Graph],
+    baseline: true,
+    preset: "wl",
+    about: "node-label and degree histograms + the SVM (the trivial graph-level floor)",
+    build: |_p, data, _device, _progress| {
+        let g = data.graphs("degree")?;
+        Ok(Box::new(CountBaseline::new(
+            g,
+            crate::data::wl::degree_histogram,
+        )?))
+    },
+};

@@ -1,0 +1,52 @@
+//! The `features` baseline (node level): the raw node features, row-normalised as the
+//! base model reads them, scored by the same logistic-regression probe on the same
+//! splits. What the graph adds over the features alone (Veličković et al. 2019, Table 2,
+//! "Raw features").
+use super::{Embed, Embeddings, Method, MethodEntry, Selection, TrainLog};
+use crate::error::Result;
+use crate::params::Task;
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "features",
+    aliases: &["raw-features"],
+    tasks: &[Task::Node],
+    baseline: true,
+    preset: "base",
+    about: "raw node features + the logistic-regression probe (the node-level floor)",
+    build: |_p, data, _device, _progress| {
+        let ds = data.nodes("features")?;
+        let m = ds.features.row_normalized();
+        let mut x = vec![0f32; m.rows * m.cols];
+        for r in 0..m.rows {
+            for k in m.indptr[r]..m.indptr[r + 1] {
+                x[r * m.cols + m.indices[k] as usize] = m.data[k];
+            }
+        }
+        Ok(Box::new(RawFeatures(Embeddings::dense(x, m.rows, m.cols))))
+    },
+};
+
+struct RawFeatures(Embeddings);
+
+impl Embed for RawFeatures {
+    fn embed(&self) -> Result<Embeddings> {
+        Ok(self.0.clone())
+    }
+}
+
+impl Method for RawFeatures {
+    fn train(
+        &mut self,
+        _epochs: usize,
+        _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        Ok(TrainLog::default())
+    }
+    fn selection(&self) -> Selection {
+        Selection::Final
+    }
+    fn calibrate_batch_norm(&mut self) -> Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,127 @@
+//! The `untrained` baseline: a method's encoder at its seeded random initialisation,
+//! evaluated with that method's protocol, with no gradient step. It is the floor a
+//! method's training has to clear: on TU datasets a random GIN already gives features an
+//! SVM can use (Kipf & Welling 2017, §5; Veličković et al. 2019, Table 2, "Random-Init").
+//!
+//! The encoder is built by the method's own constructor from the same seed, so its
+//! weights are exactly those the trained method starts from. Batch-norm layers
+//! (GraphCL, SimGRACE, AD-GCL) need running estimates for evaluation; `batch_norm`
+//! says where they come from:
+//! - `dataset` (default): one forward pass in training mode over all graphs as one
+//!   batch, unaugmented, no gradient; the estimates become each channel's mean and
+//!   unbiased variance over every node of the dataset ([`super::calibrate_batch_norm`]);
+//! - `init`: left as initialised (mean 0, variance 1), i.e. batch norm is the identity.
+//!
+//! With MA the encoder is evaluated with MA's evaluation schedule (`ma.eval_k`), so an MA
+//! reading that changes the evaluation encoder has its own untrained floor. The
+//! node-level base model has no batch norm: `batch_norm` changes nothing there.
+use serde::{Deserialize, Serialize};
+
+use super::registry;
+use super::{Embed, Embeddings, Method, MethodEntry, Selection, TrainLog};
+use crate::error::Result;
+use crate::params::{bad, ParamGuard, Task};
+
+/// The `untrained` settings (a config's `untrained` section).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UntrainedParams {
+    /// The method whose encoder, preset and evaluation protocol are used.
+    pub of: String,
+    /// Where the batch-norm running estimates come from: `dataset` or `init`.
+    pub batch_norm: String,
+}
+
+/// The ways to set batch-norm estimates without training.
+pub const BATCH_NORM_SOURCES: [&str; 2] = ["dataset", "init"];
+
+impl UntrainedParams {
+    /// The encoder of `of` with the default batch-norm source.
+    pub fn of(method: &str) -> UntrainedParams {
+        UntrainedParams {
+            of: method.into(),
+            batch_norm: "dataset".into(),
+        }
+    }
+}
+
+impl ParamGuard for UntrainedParams {
+    fn check_ref(&self) -> Result<()> {
+        let entry = registry::find(&self.of).map_err(|e| bad("untrained.of", e))?;
+        if entry.baseline {
+            return Err(bad(
+                "untrained.of",
+                format!(
+                    "'{}' is a baseline, not a method with an encoder to leave untrained",
+                    entry.name
+                ),
+            ));
+        }
+        if !BATCH_NORM_SOURCES.contains(&self.batch_norm.as_str()) {
+            return Err(bad(
+                "untrained.batch_norm",
+                format!(
+                    "expected one of {BATCH_NORM_SOURCES:?}, got '{}'",
+                    self.batch_norm
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry {
+    name: "untrained",
+    aliases: &["random-init"],
+    tasks: &[Task::Graph, Task::Node],
+    baseline: true,
+    preset: "untrained",
+    about: "a method's encoder at its seeded initialisation, no training (the floor; \
+            untrained.of names the method, graphcl or base by default)",
+    build: |p, data, device, progress| {
+        let u = p
+            .untrained
+            .as_ref()
+            .ok_or_else(|| bad("untrained", "the untrained settings are missing"))?;
+        let inner = (registry::find(&u.of)?.build)(p, data, device, progress)?;
+        Ok(Box::new(Untrained {
+            inner,
+            calibrate: u.batch_norm == "dataset",
+        }))
+    },
+};
+
+/// A built method that is never trained.
+struct Untrained<'a> {
+    inner: Box<dyn Method + 'a>,
+    calibrate: bool,
+}
+
+impl Embed for Untrained<'_> {
+    fn embed(&self) -> Result<Embeddings> {
+        self.inner.embed()
+    }
+}
+
+impl Method for Untrained<'_> {
+    /// No epoch runs (a config's `epochs` is 0): only the batch-norm estimates are set.
+    fn train(
+        &mut self,
+        _epochs: usize,
+        _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        if self.calibrate {
+            self.inner.calibrate_batch_norm()?;
+        }
+        Ok(TrainLog::default())
+    }
+    /// The method's own, so that its evaluation protocol applies (AD-GCL's validation
+    /// protocol; with nothing to choose between, the one encoder is scored).
+    fn selection(&self) -> Selection {
+        self.inner.selection()
+    }
+    fn calibrate_batch_norm(&mut self) -> Result<()> {
+        self.inner.calibrate_batch_norm()
+    }
+}
