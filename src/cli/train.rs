@@ -18,8 +18,9 @@ use crate::experiment::{RunOptions, RunRecord};
 ///   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
 ///   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
 ///
-/// MA readings (docs/ma.md): `--reading current` (default), `code` or `paper` set the
-/// switches the paper leaves open; single switches via flags or `--set ma.KEY=VALUE`:
+/// MA readings (docs/ma.md): `--reading code` (the default of `--ma` at graph level:
+/// the released code's choices), `current` or `paper` set the switches the paper leaves
+/// open; single switches via flags or `--set ma.KEY=VALUE`:
 ///   magcl train --method graphcl --dataset NCI1 --reading code
 ///   magcl train --method simgrace --dataset MUTAG --reading code --set ma.k_branch=negatives
 ///   (ma.zero_k = mlp|plain, ma.ranges = inclusive|exclusive, ma.k_branch =
@@ -30,6 +31,15 @@ use crate::experiment::{RunOptions, RunRecord};
 ///   magcl train --method base --dataset Cora --preset code --ma
 ///   magcl train --method base --dataset CiteSeer --preset paper --tricks AR
 ///
+/// The floor (baselines: no gradient step, the same evaluation as the methods;
+/// docs/methods.md):
+///   magcl train --method untrained --dataset MUTAG            (GraphCL's encoder, untrained)
+///   magcl train --method untrained --of simgrace --dataset NCI1 --reading code
+///   magcl train --method untrained --dataset Cora             (the base model's encoder)
+///   magcl train --method wl --dataset NCI1 --set wl.iterations=3   (WL subtree + SVM)
+///   magcl train --method degree --dataset PROTEINS            (label/degree histograms + SVM)
+///   magcl train --method features --dataset Cora              (raw features + the probe)
+///
 /// Every run starts from the method's preset (the reference setup), then applies the
 /// flags below, then `--set KEY=VALUE` overrides of any config field (`--print-config`
 /// shows them all). `--config FILE.json` runs a complete resolved config instead (what
@@ -38,9 +48,14 @@ use crate::experiment::{RunOptions, RunRecord};
 #[command(verbatim_doc_comment)]
 pub struct TrainArgs {
     /// graphcl | simgrace | adgcl | adgcl-fixed (graph level) | base (node level: the MA-GCL
-    /// base model). `adgcl-fixed` is AD-GCL with `adgcl.augmenter = fixed`.
+    /// base model). `adgcl-fixed` is AD-GCL with `adgcl.augmenter = fixed`. Baselines:
+    /// untrained (both levels), wl | degree (graph level), features (node level).
     #[arg(long, short = 'm')]
     pub method: Option<String>,
+    /// With `--method untrained`: the method whose encoder is left untrained (graphcl,
+    /// simgrace, adgcl; base at node level). Its preset and evaluation protocol apply.
+    #[arg(long, value_name = "METHOD")]
+    pub of: Option<String>,
     /// Dataset name (see `magcl datasets list`), e.g. MUTAG, NCI1, Cora, synthetic.
     #[arg(long, short = 'd')]
     pub dataset: Option<String>,
@@ -69,8 +84,8 @@ pub struct TrainArgs {
     /// Range of propagations per layer for view 2 (K′), e.g. `0,4` (see --ma-view1).
     #[arg(long, value_name = "LO,HI")]
     pub ma_view2: Option<String>,
-    /// A named reading of the paper's open choices: current (default) | code | paper
-    /// (implies --ma; docs/ma.md).
+    /// A named reading of the paper's open choices: code (the default with --ma) | current
+    /// | paper (implies --ma; docs/ma.md).
     #[arg(long)]
     pub reading: Option<String>,
     /// Enforce Algorithm 1's constraints: both (the flag alone) | sum (ΣK ≠ ΣK′) | layers
@@ -255,7 +270,10 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         Some(_) if fixed_adgcl => MethodName::Adgcl,
         Some(m) => MethodName::parse(m)?,
         None => {
-            anyhow::bail!("--method is required (graphcl, simgrace, adgcl or base); see --help")
+            anyhow::bail!(
+                "--method is required (graphcl, simgrace, adgcl, base; baselines untrained, wl, \
+                 degree, features); see --help"
+            )
         }
     };
     let dataset = a
@@ -268,7 +286,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
             "node" => crate::experiment::Task::Node,
             _ => anyhow::bail!("--task expects graph or node, got '{t}'"),
         };
-        if want != method.task() {
+        if !method.supports(want) {
             anyhow::bail!(
                 "--task {t} does not match method {} (use --method base for node-level runs)",
                 method.as_str()
@@ -283,8 +301,24 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     if a.ma || a.tricks.is_some() || a.ma_mode.is_some() || a.reading.is_some() {
         put("ma.enabled", true.into());
     }
-    if let Some(r) = &a.reading {
-        put("ma.reading", r.clone().into());
+    match &a.reading {
+        Some(r) => put("ma.reading", r.clone().into()),
+        // The released code's reading is the primary one (docs/ma.md); node-level presets
+        // follow the code or the paper by themselves.
+        None if (a.ma || a.tricks.is_some() || a.ma_mode.is_some())
+            && method.supports(crate::experiment::Task::Graph)
+            && !crate::experiment::sweep::known_dataset(&dataset)
+                .is_some_and(|t| t == crate::experiment::Task::Node) =>
+        {
+            put("ma.reading", "code".into())
+        }
+        None => {}
+    }
+    if let Some(of) = &a.of {
+        if method != MethodName::Untrained {
+            anyhow::bail!("--of applies to --method untrained only");
+        }
+        put("untrained.of", of.clone().into());
     }
     if let Some(t) = &a.tricks {
         let t = t.to_ascii_uppercase();
