@@ -294,7 +294,7 @@ fn apply_holm(lines: &mut [FloorLine]) {
 
 /// What the floor section says about its columns.
 pub const FLOOR_NOTES: &str = "\
-- **untrained**: the method's own encoder at its seeded random initialisation, no gradient step, evaluated with the method's protocol (GraphCL → untrained GraphCL encoder, SimGRACE → untrained SimGRACE, AD-GCL and AD-GCL with the fixed augmenter → untrained AD-GCL, base model → untrained base model of the same preset). Paired by seed (the same seed gives the same folds or splits): Δ is the mean of the per-seed differences with its Student-t interval and the paired MDE. A method with MA is set against the untrained encoder under the same MA label where that ran (MA's evaluation-time schedule), else against the untrained encoder without MA (marked \"untrained without MA\").
+- **untrained**: the method's own encoder at its seeded random initialisation, no gradient step, evaluated with the method's protocol (GraphCL → untrained GraphCL encoder, SimGRACE → untrained SimGRACE, AD-GCL and AD-GCL with the fixed augmenter → untrained AD-GCL, base model → untrained base model of the same preset). Paired by seed (the same seed gives the same folds or splits): Δ is the mean of the per-seed differences with its Student-t interval and the paired MDE. A method with MA is set against the untrained encoder under the same MA label where that ran (MA's evaluation-time schedule), else against the untrained encoder without MA (marked \"without MA\").
 - **classical**: WL subtree kernel and degree histogram (graph level), raw node features (node level), same dataset and split. Different runs, so unpaired: Welch's t-test, its interval mean ± t(0.975, df)·se with Welch–Satterthwaite df, and the MDE of Welch's test (noncentral t with that df) at 80% power.
 - **Holm p**: Holm's correction over all lines of the same kind (untrained or classical) in this table. **reading**: above / below the floor when Holm p < 0.05, else not distinguishable.
 ";
@@ -330,7 +330,7 @@ pub fn markdown(lines: &[FloorLine], metric: Metric) -> String {
         };
         let mut floor = l.floor_label();
         if l.floor_without_ma {
-            floor.push_str(" (untrained without MA)");
+            floor.push_str(" (without MA)");
         }
         let _ = writeln!(
             s,
@@ -481,7 +481,7 @@ mod tests {
             (3, "none", false)
         );
         // With MA, no untrained `ARS code` group: the one without MA, not the other
-        // label's. Δ = (2, 2, 6), mean 10/3, std √(16/3 · 3/2)… = √(32/3 / 2).
+        // label's. Δ = (2, 2, 6), mean 10/3, variance ((2 − 10/3)² · 2 + (6 − 10/3)²) / 2.
         let l = find(&r, "ARS code", FloorKind::Untrained, "untrained-graphcl");
         assert!((l.mean_diff - 10.0 / 3.0).abs() < 1e-12);
         assert_eq!((l.floor_ma.as_str(), l.floor_without_ma), ("none", true));
@@ -520,7 +520,7 @@ mod tests {
             md.contains("## Floor: gain over the untrained encoder"),
             "{md}"
         );
-        assert!(md.contains("(untrained without MA)"));
+        assert!(md.contains("GraphCL, untrained (without MA)"));
     }
 
     /// An untrained group with the method's MA label is preferred to the one without.
