@@ -786,11 +786,20 @@ pub fn verdict_markdown(v: &Verdicts, metric: Metric) -> String {
     let claims = per_claim(v);
     let primaries: Vec<&VerdictRow> = claims.iter().filter_map(|(_, p, _)| *p).collect();
     let _ = writeln!(s, "### Per claim (primary reading `{}`)\n", v.primary_ma);
+    let without_primary = claims.len() - primaries.len();
     let _ = writeln!(
         s,
-        "{} claim(s): {}; {} claim(s).\n",
+        "{} claim(s): {}{}; {} claim(s).\n",
         claims.len(),
         counts(&primaries),
+        if without_primary > 0 {
+            format!(
+                ", {without_primary} measured only under other readings than `{}` (not counted)",
+                v.primary_ma
+            )
+        } else {
+            String::new()
+        },
         power_count(&primaries)
     );
     let _ = writeln!(
@@ -1451,6 +1460,17 @@ mod tests {
         );
         assert!(
             md.contains("2 line(s): 1 confirmed, 1 opposite sign"),
+            "{md}"
+        );
+        // A primary reading that did not run: the claim is not read under another one.
+        let mut other = v.clone();
+        other.primary_ma = "ARS other".into();
+        let (_, primary, others) = &per_claim(&other)[0];
+        assert!(primary.is_none());
+        assert_eq!(others.len(), 2);
+        let md = verdict_markdown(&other, Metric::Accuracy);
+        assert!(
+            md.contains("1 claim(s): 0 confirmed, 0 opposite sign, 0 not reproduced, 0 cannot tell, 0 not measured, 1 measured only under other readings than `ARS other` (not counted)"),
             "{md}"
         );
     }

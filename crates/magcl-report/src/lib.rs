@@ -21,6 +21,11 @@
 //! - Comparisons with fewer than 5 pairs are flagged.
 //! - Node-level groups are split by the evaluation split (`public` / `random`): runs on
 //!   different test sets are different experiments.
+//! - A group's rows share one configuration and one commit: mixed configurations are
+//!   refused, mixed commits too unless [`BuildOptions::allow_mixed_commits`].
+//! - Rows of the baselines (untrained encoders, WL, degree histogram, raw features) add
+//!   the floor lines of every method ([`floor`]); the claims join and its verdicts are
+//!   in [`claims`], the tests beyond the paired comparison in [`inference`].
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
