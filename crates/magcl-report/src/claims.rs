@@ -1190,6 +1190,18 @@ mod tests {
         assert!(ClaimsFile::parse(&typo)
             .unwrap_err()
             .contains("not a valid claims file"));
+        let std = ok.replace("delta = 0.27", "delta = 0.27\nbaseline_std = -0.4");
+        let e = ClaimsFile::parse(&std).unwrap_err();
+        assert!(e.contains("claim #1 (id 'a'): baseline_std -0.4"), "{e}");
+        let runs = ok.replace("delta = 0.27", "delta = 0.27\ntreatment_runs = 1");
+        let e = ClaimsFile::parse(&runs).unwrap_err();
+        assert!(e.contains("claim #1 (id 'a'): treatment_runs 1"), "{e}");
+        let both = ok.replace(
+            "delta = 0.27",
+            "delta = 0.27\nbaseline_std = 0.41\nbaseline_runs = 5",
+        );
+        let c = &ClaimsFile::parse(&both).unwrap().claims[0];
+        assert_eq!((c.baseline_std, c.baseline_runs), (Some(0.41), Some(5)));
         let level = ok.replace("\"graph\"", "\"edge\"");
         assert!(ClaimsFile::parse(&level)
             .unwrap_err()
