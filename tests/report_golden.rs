@@ -269,26 +269,33 @@ fn verdict_table_against_hand_made_claims() {
     golden("report_claims_verdict.md", &md);
     golden("report_claims_verdict.csv", &csv);
     assert!(md.contains("1 claim(s) on another metric are not shown"));
-    // Every table line has as many cells as the header (no stray '|' in a cell).
+    // Two tables, per claim and per line, each with 7 claims (no stray '|' in a cell).
     let cells = |l: &str| l.replace("\\|", "").matches('|').count();
-    let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
-    assert_eq!(table.len(), 2 + 7);
-    assert!(table.iter().all(|l| cells(l) == cells(table[0])), "{md}");
+    let (per_claim, per_line) = md.split_once("### Per line").unwrap();
+    for part in [per_claim, per_line] {
+        let table: Vec<&str> = part.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(table.len(), 2 + 7, "{md}");
+        assert!(table.iter().all(|l| cells(l) == cells(table[0])), "{md}");
+    }
+    assert!(md.contains(
+        "7 claim(s): 2 confirmed, 0 opposite sign, 1 not reproduced, 2 cannot tell, 2 not measured"
+    ));
 
     let rows = csv_records(&csv);
     let get = |id: &str| -> Vec<&std::collections::HashMap<String, String>> {
         rows.iter().filter(|r| r["claim_id"] == id).collect()
     };
-    let one = |id: &str, verdict: &str, cannot_test: &str| {
+    let one = |id: &str, verdict: &str, low_power: &str| {
         let r = get(id);
         assert_eq!(r.len(), 1, "{id}");
         assert_eq!(r[0]["verdict"], verdict, "{id}");
-        assert_eq!(r[0]["cannot_test_claim"], cannot_test, "{id}");
+        assert_eq!(r[0]["low_power"], low_power, "{id}");
         r[0].clone()
     };
     one("mutag-graphcl", "cannot tell", "true");
     one("mutag-simgrace", "cannot tell", "false");
-    one("proteins-graphcl", "contradicted", "false");
+    let proteins = one("proteins-graphcl", "not reproduced", "false");
+    assert_eq!(proteins["magnitude"], "smaller than claimed");
     one("cora-ma", "confirmed", "false");
     let small = one("cora-ma-small", "confirmed", "false");
     assert_eq!(small["magnitude"], "larger than claimed");
@@ -403,13 +410,16 @@ fn node_splits_are_separate_groups() {
     let md = report(&[data.to_str().unwrap(), "--claims", claims.to_str().unwrap()]);
     assert!(md.contains("| Base model (paper, public split) |"), "{md}");
     assert!(md.contains("| Base model (paper, random split) |"), "{md}");
+    // One line in the per-claim table, one in the per-line table.
     let lines: Vec<&str> = md
         .lines()
         .filter(|l| l.starts_with("| random-only |"))
         .collect();
-    assert_eq!(lines.len(), 1, "{md}");
-    assert!(lines[0].contains("random split"), "{}", lines[0]);
-    assert!(lines[0].contains("contradicted"), "{}", lines[0]);
+    assert_eq!(lines.len(), 2, "{md}");
+    for l in lines {
+        assert!(l.contains("random split"), "{l}");
+        assert!(l.contains("not reproduced"), "{l}");
+    }
 }
 
 /// The paper's claims file parses and holds what REFERENCE.md §1.10 and Tables 1–3 say.
@@ -484,8 +494,8 @@ fn forest_plot_svg_and_png() {
     report(&[CSV, "--claims", CLAIMS, "--forest", svg2.to_str().unwrap()]);
     let text = std::fs::read_to_string(&svg2).unwrap();
     assert!(text.contains("claimed Δ (×)"));
-    assert!(text.contains("claim +1.30, MDE 1.52: cannot tell; cannot test the claim"));
-    assert!(text.contains("contradicted"));
+    assert!(text.contains("claim +1.30, power 0.67: cannot tell"));
+    assert!(text.contains("not reproduced"));
     if let Some(keep) = std::env::var_os("MAGCL_KEEP_PLOTS") {
         let _ = std::fs::copy(
             dir.path().join("claims.png"),

@@ -5,7 +5,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 
 use magcl_report::claims::{verdict_csv, verdict_markdown, ClaimsFile};
-use magcl_report::{plot, raster, render, write_file, HolmScope, Metric, Report};
+use magcl_report::{
+    floor, plot, raster, render, write_file, BuildOptions, HolmScope, Metric, Report,
+};
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum Format {
@@ -21,11 +23,14 @@ pub enum Format {
 /// Several files (e.g. the shards of one sweep) are read as one; rows with the same
 /// config hash count once, and a cell found in rows of two commits is listed with both.
 /// The rows of one group must share their configuration (seed aside): a report never
-/// averages different configurations, it refuses and names the differing keys.
+/// averages different configurations, it refuses and names the differing keys; nor does
+/// it pool one configuration's rows from different commits (see --allow-mixed-commits).
 /// Accuracies outside [0, 100], NMI outside [0, 1] and non-finite values are errors
 /// (docs/reliability.md). With --claims, the paper's claims are set beside the
-/// measurements with a verdict each (confirmed / contradicted / cannot tell / not
-/// measured; definitions in the output and in docs/report.md).
+/// measurements with a verdict each (confirmed / opposite sign / not reproduced / cannot
+/// tell / not measured; definitions in the output and in docs/report.md). Rows of the
+/// baselines (untrained-*, wl, degree, features) add the floor section: each method's
+/// paired gain over its untrained encoder and its gap to the classical floors.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result CSVs written by `magcl bench`.
@@ -67,6 +72,17 @@ pub struct ReportArgs {
     /// Also write the verdict table as CSV (needs --claims).
     #[arg(long, value_name = "FILE.csv", requires = "claims")]
     pub verdict_csv: Option<PathBuf>,
+    /// The MA label a claim's summary reads first where several readings measure it.
+    #[arg(long, default_value = magcl_report::claims::PRIMARY_MA, value_name = "LABEL")]
+    pub primary_ma: String,
+    /// Also write the floor lines (gain over the untrained encoder, gap to the classical
+    /// floors) as CSV.
+    #[arg(long, value_name = "FILE.csv")]
+    pub floor_csv: Option<PathBuf>,
+    /// Pool the rows of one configuration that come from different commits (listed in
+    /// the report) instead of refusing them.
+    #[arg(long)]
+    pub allow_mixed_commits: bool,
 }
 
 /// Writes an SVG and its PNG copy (same stem, `.png`).
@@ -86,7 +102,10 @@ pub type MissingCells = fn(&Path, &[PathBuf]) -> anyhow::Result<()>;
 
 pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Result<()> {
     let metric = Metric::parse(&args.metric)?;
-    let mut report = Report::from_files(&args.files, metric)?;
+    let options = BuildOptions {
+        allow_mixed_commits: args.allow_mixed_commits,
+    };
+    let mut report = Report::from_files_with(&args.files, metric, options)?;
     if !report.cross_commit_duplicates.is_empty() {
         eprintln!(
             "note: {} cell(s) appear in rows of two commits; the first row of each is used, both are listed in the report",
@@ -103,7 +122,7 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
     report.set_holm_scope(HolmScope::parse(&args.holm)?);
     if let Some(path) = &args.claims {
         let claims = ClaimsFile::read(path)?;
-        report.add_claims(path, &claims);
+        report.add_claims_with(path, &claims, &args.primary_ma);
     }
     let text = match args.format {
         Format::Md => render::markdown(&report),
@@ -130,6 +149,16 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
             write_file(p, &verdict_csv(v, metric)?)?;
             eprintln!("wrote {}", p.display());
         }
+    }
+    if let Some(p) = &args.floor_csv {
+        if report.floor.is_empty() {
+            eprintln!(
+                "note: no floor lines (no untrained-*, wl, degree or features rows beside a method's rows); {} has the header only",
+                p.display()
+            );
+        }
+        write_file(p, &floor::csv(&report.floor, metric)?)?;
+        eprintln!("wrote {}", p.display());
     }
     if let Some(path) = &args.plot {
         let svg = plot::bars(&report)?;

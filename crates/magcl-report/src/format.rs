@@ -9,9 +9,17 @@ pub fn method_name(m: &str) -> String {
         "adgcl" => "AD-GCL".into(),
         "adgcl-fixed" => "AD-GCL (fixed augmenter)".into(),
         "base" => "Base model".into(),
-        other => match other.strip_prefix("base:") {
-            Some(preset) => format!("Base model ({preset})"),
-            None => other.into(),
+        "untrained-graphcl" => "GraphCL, untrained".into(),
+        "untrained-simgrace" => "SimGRACE, untrained".into(),
+        "untrained-adgcl" => "AD-GCL, untrained".into(),
+        "untrained-base" => "Base model, untrained".into(),
+        "wl" => "WL subtree kernel".into(),
+        "degree" => "Degree histogram".into(),
+        "features" => "Raw features".into(),
+        other => match other.split_once(':') {
+            Some(("base", preset)) => format!("Base model ({preset})"),
+            Some(("untrained-base", preset)) => format!("Base model, untrained ({preset})"),
+            _ => other.into(),
         },
     }
 }
@@ -22,9 +30,12 @@ pub fn method_label(k: &GroupKey) -> String {
     if k.split.is_empty() {
         return method_name(&k.method);
     }
-    match k.method.strip_prefix("base:") {
-        Some(preset) => format!("Base model ({preset}, {} split)", k.split),
-        None => format!("{} ({} split)", method_name(&k.method), k.split),
+    match k.method.split_once(':') {
+        Some(("base", preset)) => format!("Base model ({preset}, {} split)", k.split),
+        Some(("untrained-base", preset)) => {
+            format!("Base model, untrained ({preset}, {} split)", k.split)
+        }
+        _ => format!("{} ({} split)", method_name(&k.method), k.split),
     }
 }
 

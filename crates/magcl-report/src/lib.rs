@@ -21,6 +21,11 @@
 //! - Comparisons with fewer than 5 pairs are flagged.
 //! - Node-level groups are split by the evaluation split (`public` / `random`): runs on
 //!   different test sets are different experiments.
+//! - A group's rows share one configuration and one commit: mixed configurations are
+//!   refused, mixed commits too unless [`BuildOptions::allow_mixed_commits`].
+//! - Rows of the baselines (untrained encoders, WL, degree histogram, raw features) add
+//!   the floor lines of every method ([`floor`]); the claims join and its verdicts are
+//!   in [`claims`], the tests beyond the paired comparison in [`inference`].
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -31,12 +36,14 @@ pub(crate) use magcl_core::{error, files};
 pub(crate) use magcl_eval::stats;
 
 use crate::error::{Error, Result};
-use crate::results::{read_rows, ResultRow};
+use crate::results::{read_rows_located, ResultRow};
 use crate::stats::{PairedComparison, Summary};
 
 pub mod claims;
 pub mod config;
+pub mod floor;
 pub mod format;
+pub mod inference;
 pub mod plot;
 pub mod raster;
 pub mod render;
@@ -181,6 +188,32 @@ pub struct Report {
     /// Rows that repeat the config hash of a row from another commit: the same cell run
     /// by two versions of the code. The first row is used; both are reported.
     pub cross_commit_duplicates: Vec<CrossCommitDuplicate>,
+    /// Groups whose rows come from more than one commit, pooled because the caller
+    /// allowed it ([`BuildOptions::allow_mixed_commits`]); without that the report
+    /// refuses them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mixed_commits: Vec<MixedCommits>,
+    /// Each method against its floors (untrained encoder, classical baselines), see
+    /// [`floor`]; empty without baseline rows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub floor: Vec<floor::FloorLine>,
+}
+
+/// How [`Report::build_with`] treats its rows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildOptions {
+    /// Pool the rows of one group (one configuration) that come from different commits,
+    /// and list them ([`Report::mixed_commits`]), instead of refusing them.
+    pub allow_mixed_commits: bool,
+}
+
+/// A group whose rows (one configuration, different seeds) come from several commits.
+#[derive(Clone, Debug, Serialize)]
+pub struct MixedCommits {
+    #[serde(flatten)]
+    pub key: GroupKey,
+    /// Each commit with the seeds of the rows from it.
+    pub commits: Vec<(String, Vec<u64>)>,
 }
 
 /// A cell present in the input twice, from two commits.
@@ -242,6 +275,15 @@ const METHOD_ORDER: &[&str] = &[
     "base",
     "base:code",
     "base:paper",
+    "untrained-graphcl",
+    "untrained-simgrace",
+    "untrained-adgcl",
+    "wl",
+    "degree",
+    "untrained-base",
+    "untrained-base:code",
+    "untrained-base:paper",
+    "features",
 ];
 
 fn rank(order: &[&str], name: &str) -> usize {
@@ -290,21 +332,60 @@ fn variant_sort_key(v: &str) -> Vec<(String, Option<i64>)> {
 impl Report {
     /// Reads result files and builds the report.
     pub fn from_files(files: &[PathBuf], metric: Metric) -> Result<Report> {
+        Report::from_files_with(files, metric, BuildOptions::default())
+    }
+
+    /// [`Report::from_files`] with options.
+    pub fn from_files_with(
+        files: &[PathBuf],
+        metric: Metric,
+        options: BuildOptions,
+    ) -> Result<Report> {
         if files.is_empty() {
             return Err(Error::Config("no result file given".into()));
         }
         let mut rows = Vec::new();
+        let mut origins = Vec::new();
         for f in files {
-            rows.extend(read_rows(f)?);
+            for (r, line) in read_rows_located(f)? {
+                rows.push(r);
+                origins.push(format!("{}:{line}", f.display()));
+            }
         }
-        let mut report = Report::build(rows, metric)?;
+        let mut report = Report::build_inner(rows, Some(&origins), metric, options)?;
         report.files = files.to_vec();
         Ok(report)
     }
 
     /// Builds the report of `rows`. Node-level rows are grouped per preset
     /// (`base:code`, `base:paper`): runs of the two presets are different experiments.
+    /// Rows of one group from different commits are refused (see [`Report::build_with`]).
     pub fn build(rows: Vec<ResultRow>, metric: Metric) -> Result<Report> {
+        Report::build_inner(rows, None, metric, BuildOptions::default())
+    }
+
+    /// [`Report::build`] with options.
+    pub fn build_with(
+        rows: Vec<ResultRow>,
+        metric: Metric,
+        options: BuildOptions,
+    ) -> Result<Report> {
+        Report::build_inner(rows, None, metric, options)
+    }
+
+    /// `origins[i]` names where row i comes from (`file:line`) for error messages.
+    fn build_inner(
+        rows: Vec<ResultRow>,
+        origins: Option<&[String]>,
+        metric: Metric,
+        options: BuildOptions,
+    ) -> Result<Report> {
+        let origin = |i: usize| {
+            origins
+                .and_then(|o| o.get(i))
+                .map(|o| format!(" ({o})"))
+                .unwrap_or_default()
+        };
         let total = rows.len();
         let mut seen: HashMap<&str, &ResultRow> = HashMap::new();
         let mut duplicate_rows = 0;
@@ -315,7 +396,9 @@ impl Report {
         let mut first_of_seed: HashMap<(GroupKey, u64), &ResultRow> = HashMap::new();
         let mut warned = Vec::new();
         let mut cross_commit_duplicates = Vec::new();
-        for r in &rows {
+        // The commits of the rows used per group, with the first row (index) of each.
+        let mut commits: HashMap<GroupKey, SeedsByCommit> = HashMap::new();
+        for (i, r) in rows.iter().enumerate() {
             if let Some(first) = seen.get(r.config_hash.as_str()) {
                 duplicate_rows += 1;
                 cross_commit_duplicates.extend(cross_commit(first, r, metric));
@@ -348,6 +431,13 @@ impl Report {
                 continue;
             }
             first_of_seed.insert((key.clone(), r.seed), r);
+            commits
+                .entry(key.clone())
+                .or_default()
+                .entry(r.git_commit.clone())
+                .or_insert_with(|| (i, Vec::new()))
+                .1
+                .push(r.seed);
             if !r.warnings.is_empty() {
                 warned.push(WarnedRun {
                     dataset: r.dataset.clone(),
@@ -377,6 +467,45 @@ impl Report {
                 total
             )));
         }
+        let mut mixed_commits = Vec::new();
+        let mut mixed: Vec<(&GroupKey, &SeedsByCommit)> =
+            commits.iter().filter(|(_, c)| c.len() > 1).collect();
+        mixed.sort_by_key(|(k, _)| group_sort_key(k));
+        for (key, by_commit) in mixed {
+            if !options.allow_mixed_commits {
+                let parts: Vec<String> = by_commit
+                    .iter()
+                    .map(|(c, (i, seeds))| {
+                        format!(
+                            "commit {c}: seeds {} (first row{})",
+                            seed_list(seeds),
+                            origin(*i)
+                        )
+                    })
+                    .collect();
+                return Err(Error::Config(format!(
+                    "rows of {} · {} · {} · MA {} · variant '{}' come from {} commits ({}); \
+                     a report does not pool one configuration's runs from different versions \
+                     of the code: rerun the cells at one commit, report the files \
+                     separately, or pass --allow-mixed-commits to pool them (the report then \
+                     lists the group)",
+                    key.dataset,
+                    key.method,
+                    key.evaluator,
+                    key.ma,
+                    key.variant,
+                    by_commit.len(),
+                    parts.join("; ")
+                )));
+            }
+            mixed_commits.push(MixedCommits {
+                key: key.clone(),
+                commits: by_commit
+                    .iter()
+                    .map(|(c, (_, seeds))| (c.clone(), seeds.clone()))
+                    .collect(),
+            });
+        }
         let mut groups: Vec<Group> = values
             .into_iter()
             .filter_map(|(key, by_seed)| {
@@ -395,6 +524,7 @@ impl Report {
         groups.sort_by_key(|g| group_sort_key(&g.key));
         let mut comparisons = compare(&groups);
         apply_holm(&mut comparisons, HolmScope::Family);
+        let floor = floor::lines(&groups);
         Ok(Report {
             metric,
             files: Vec::new(),
@@ -407,6 +537,8 @@ impl Report {
             warned,
             verdicts: None,
             cross_commit_duplicates,
+            mixed_commits,
+            floor,
         })
     }
 
@@ -417,18 +549,20 @@ impl Report {
         if let Some(v) = &mut self.verdicts {
             v.holm_scope = scope;
             for m in v.rows.iter_mut().filter_map(|r| r.measured.as_mut()) {
-                m.p_t_holm = self
-                    .comparisons
-                    .iter()
-                    .find(|c| c.key == m.key)
-                    .and_then(|c| c.p_t_holm);
+                m.p_t_holm = table_holm(&self.comparisons, &m.key, m.baseline_method.as_deref());
             }
         }
     }
 
-    /// Joins a claims file (see [`claims`]).
+    /// Joins a claims file (see [`claims`]), reading [`claims::PRIMARY_MA`] first.
     pub fn add_claims(&mut self, file: &Path, c: &claims::ClaimsFile) {
-        self.verdicts = Some(claims::join(self, c, file));
+        self.add_claims_with(file, c, claims::PRIMARY_MA);
+    }
+
+    /// Joins a claims file, reading the MA label `primary_ma` first where several
+    /// readings measure a claim.
+    pub fn add_claims_with(&mut self, file: &Path, c: &claims::ClaimsFile, primary_ma: &str) {
+        self.verdicts = Some(claims::join(self, c, file, primary_ma));
     }
 
     /// Datasets in table order.
@@ -438,6 +572,48 @@ impl Report {
         d.dedup();
         d
     }
+}
+
+/// Per commit: the index of its first row and the seeds of its rows.
+type SeedsByCommit = BTreeMap<String, (usize, Vec<u64>)>;
+
+/// The table's Holm p (t) of the comparison of group `key` against the baseline of
+/// `baseline_method`: the report's table pairs every +MA group with its own method's
+/// baseline only, so a measurement against another method's baseline (a claim's
+/// `baseline_method`) is not in the table and has none.
+pub(crate) fn table_holm(
+    comparisons: &[Comparison],
+    key: &GroupKey,
+    baseline_method: Option<&str>,
+) -> Option<f64> {
+    if baseline_method.is_some_and(|b| b != key.method) {
+        return None;
+    }
+    comparisons
+        .iter()
+        .find(|c| c.key == *key)
+        .and_then(|c| c.p_t_holm)
+}
+
+/// Seeds as `0–4, 7, 9`.
+fn seed_list(seeds: &[u64]) -> String {
+    let mut s: Vec<u64> = seeds.to_vec();
+    s.sort_unstable();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let mut j = i;
+        while j + 1 < s.len() && s[j + 1] == s[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}–{}", s[i], s[j])
+        } else {
+            s[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// A baseline's identity: (dataset, method, evaluator, split, variant).
@@ -707,14 +883,92 @@ fn mixed_configs(
 /// The method part of a group key: the method, with the node-level preset appended
 /// (`base:paper`) so that the two presets never share a group.
 fn method_key(r: &ResultRow) -> String {
-    if r.method != "base" {
+    if !floor::keyed_by_preset(&r.method) {
         return r.method.clone();
     }
     let preset = serde_json::from_str::<serde_json::Value>(&r.config)
         .ok()
         .and_then(|c| c["node"]["preset"].as_str().map(str::to_string));
     match preset {
-        Some(p) => format!("base:{p}"),
+        Some(p) => format!("{}:{p}", r.method),
         None => r.method.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(seed: u64, commit: &str) -> ResultRow {
+        ResultRow {
+            variant: String::new(),
+            config_hash: format!("h{seed}"),
+            git_commit: commit.into(),
+            accuracy: 80.0 + seed as f64,
+            ..crate::results::tests::row(seed)
+        }
+    }
+
+    /// One configuration's seeds from two commits: refused, naming the group, both
+    /// commits and their seeds; with the option, pooled and listed.
+    #[test]
+    fn rows_of_one_config_from_two_commits() {
+        let rows = vec![row(0, "aaa"), row(1, "aaa"), row(2, "bbb"), row(3, "bbb")];
+        let e = Report::build(rows.clone(), Metric::Accuracy)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("MUTAG · graphcl")
+                && e.contains("commit aaa: seeds 0–1")
+                && e.contains("commit bbb: seeds 2–3")
+                && e.contains("--allow-mixed-commits"),
+            "{e}"
+        );
+        let r = Report::build_with(
+            rows,
+            Metric::Accuracy,
+            BuildOptions {
+                allow_mixed_commits: true,
+            },
+        )
+        .unwrap();
+        assert_eq!(r.mixed_commits.len(), 1);
+        assert_eq!(
+            r.mixed_commits[0].commits,
+            vec![
+                ("aaa".to_string(), vec![0, 1]),
+                ("bbb".to_string(), vec![2, 3])
+            ]
+        );
+        assert_eq!(r.groups[0].summary.n, 4);
+        assert!(render::markdown(&r).contains("Groups pooled from more than one commit"));
+        // A repeat of a cell from another commit is not mixing: it is left out and listed.
+        let mut again = row(1, "bbb");
+        again.config_hash = "h1".into();
+        let r = Report::build(vec![row(0, "aaa"), row(1, "aaa"), again], Metric::Accuracy).unwrap();
+        assert_eq!(r.cross_commit_duplicates.len(), 1);
+        assert!(r.mixed_commits.is_empty());
+    }
+
+    /// The error of a file names its file and line.
+    #[test]
+    fn mixed_commits_error_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let (w, _) = crate::results::ResultsFile::open(&path, false).unwrap();
+        for r in [row(0, "aaa"), row(1, "bbb")] {
+            w.append(&r).unwrap();
+        }
+        drop(w);
+        let e = Report::from_files(std::slice::from_ref(&path), Metric::Accuracy)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("{}:3", path.display())), "{e}");
+    }
+
+    #[test]
+    fn seed_lists() {
+        assert_eq!(seed_list(&[4, 0, 1, 2, 7, 9, 10]), "0–2, 4, 7, 9–10");
+        assert_eq!(seed_list(&[]), "");
     }
 }

@@ -492,7 +492,8 @@ pub struct ForestLine {
 }
 
 const CONFIRMED: RGBColor = RGBColor(26, 133, 60);
-const CONTRADICTED: RGBColor = RGBColor(200, 30, 30);
+const OPPOSITE: RGBColor = RGBColor(200, 30, 30);
+const NOT_REPRODUCED: RGBColor = RGBColor(128, 60, 160);
 const UNDECIDED: RGBColor = RGBColor(90, 90, 90);
 const MEASURED: RGBColor = RGBColor(31, 119, 180);
 const CLAIM: RGBColor = RGBColor(230, 120, 0);
@@ -520,16 +521,19 @@ pub fn forest_lines(r: &Report) -> Vec<ForestLine> {
                     ci: m.ci95,
                     claim: Some(row.claim.delta),
                     note: format!(
-                        "{} {}, claim {}, MDE {}: {}",
+                        "{} {}, claim {}, power {}: {}",
                         num(m.mean_diff),
                         ci_text(m.ci95),
                         num(row.claim.delta),
-                        mde_text(m.mde),
+                        m.power_at_claim
+                            .map(|p| format!("{p:.2}"))
+                            .unwrap_or("–".into()),
                         verdict_text(row)
                     ),
                     color: match row.verdict {
                         Verdict::Confirmed => CONFIRMED,
-                        Verdict::Contradicted => CONTRADICTED,
+                        Verdict::OppositeSign => OPPOSITE,
+                        Verdict::NotReproduced => NOT_REPRODUCED,
                         _ => UNDECIDED,
                     },
                 })

@@ -6,9 +6,7 @@ use super::{dataset_sort_key, Comparison, Group, GroupKey, HolmScope, Metric, Re
 use crate::error::{Error, Result};
 pub use crate::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 
-fn is_node_method(m: &str) -> bool {
-    m == "base" || m.starts_with("base:")
-}
+use super::floor::is_node_method;
 
 /// The row label of a group in the paper-style table.
 fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
@@ -147,6 +145,8 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
+    s.push_str(&super::floor::markdown(&r.floor, r.metric));
+
     if !r.warned.is_empty() {
         section_with_table(
             &mut s,
@@ -197,6 +197,44 @@ pub fn markdown(r: &Report) -> String {
                 v(c.used_value),
                 c.other_commit,
                 v(c.other_value)
+            );
+        }
+        s.push('\n');
+    }
+
+    if !r.mixed_commits.is_empty() {
+        section_with_table(
+            &mut s,
+            "Groups pooled from more than one commit",
+            "Rows of one configuration from different commits were pooled (`--allow-mixed-commits`): check that the commits between them change no result.\n\n",
+            "| dataset | method | evaluator | MA | variant | commit: seeds |",
+            "|---|---|---|---|---|---|",
+        );
+        for m in &r.mixed_commits {
+            let k = &m.key;
+            let commits: Vec<String> = m
+                .commits
+                .iter()
+                .map(|(c, seeds)| {
+                    format!(
+                        "{c}: {}",
+                        seeds
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                k.dataset,
+                method_label(k),
+                k.evaluator,
+                k.ma,
+                k.variant,
+                commits.join("; ")
             );
         }
         s.push('\n');

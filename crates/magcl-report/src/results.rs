@@ -296,6 +296,14 @@ fn upgrade(path: &Path, rows: &[ResultRow]) -> Result<()> {
 /// Reads the rows of one result file. Repeated header lines (files concatenated with
 /// `cat`) are skipped; an incomplete last line is ignored.
 pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
+    Ok(read_rows_located(path)?
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect())
+}
+
+/// [`read_rows`], each row with its line in the file (1 is the header).
+pub fn read_rows_located(path: &Path) -> Result<Vec<(ResultRow, usize)>> {
     let mut bytes =
         crate::files::read_regular(path, crate::files::MAX_RESULTS_BYTES, "a results file")?;
     if let Some(i) = bytes.iter().rposition(|b| *b == b'\n') {
@@ -303,10 +311,17 @@ pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
     } else {
         bytes.clear();
     }
-    read_rows_from(path, bytes.as_slice())
+    read_located(path, bytes.as_slice())
 }
 
 fn read_rows_from(path: &Path, bytes: &[u8]) -> Result<Vec<ResultRow>> {
+    Ok(read_located(path, bytes)?
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect())
+}
+
+fn read_located(path: &Path, bytes: &[u8]) -> Result<Vec<(ResultRow, usize)>> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -338,7 +353,7 @@ fn read_rows_from(path: &Path, bytes: &[u8]) -> Result<Vec<ResultRow>> {
             .deserialize(Some(&headers))
             .map_err(|e| Error::parse(path, line, format!("malformed result row: {e}")))?;
         check_values(&row).map_err(|msg| Error::parse(path, line, msg))?;
-        rows.push(row);
+        rows.push((row, line));
     }
     Ok(rows)
 }

@@ -1,0 +1,134 @@
+//! `magcl report`'s options for the floor and for rows from several commits, run through
+//! the command's own argument parsing (no libtorch needed).
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use magcl_cli::report::{run, ReportArgs};
+use magcl_report::results::{ResultRow, ResultsFile};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: ReportArgs,
+}
+
+fn args(a: &[&str]) -> ReportArgs {
+    Cli::try_parse_from(std::iter::once("report").chain(a.iter().copied()))
+        .unwrap()
+        .args
+}
+
+fn row(method: &str, seed: u64, acc: f64, commit: &str) -> ResultRow {
+    ResultRow {
+        dataset: "MUTAG".into(),
+        method: method.into(),
+        ma: "none".into(),
+        variant: String::new(),
+        seed,
+        evaluator: "svc-rbf".into(),
+        config_hash: format!("{method}-{seed}"),
+        accuracy: acc,
+        accuracy_std_folds: None,
+        nmi: None,
+        selected_epoch: None,
+        epochs: 20,
+        train_seconds: 0.0,
+        eval_seconds: 0.0,
+        peak_memory_mb: 0.0,
+        device: "cpu".into(),
+        threads: 1,
+        git_commit: commit.into(),
+        magcl_version: "0.1.0".into(),
+        config: format!(r#"{{"method":"{method}","seed":{seed}}}"#),
+        warnings: String::new(),
+    }
+}
+
+/// A fresh folder under the system's temporary folder.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("magcl-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(path: &Path, rows: &[ResultRow]) {
+    let (f, _) = ResultsFile::open(path, false).unwrap();
+    for r in rows {
+        f.append(r).unwrap();
+    }
+}
+
+/// GraphCL 80, 82, 84 against its untrained encoder 79, 80, 80 (paired: Δ = 1, 2, 4)
+/// and WL 85–88: `--floor-csv` writes one line per floor.
+#[test]
+fn floor_csv_has_a_line_per_floor() {
+    let dir = scratch("floor");
+    let csv = dir.join("r.csv");
+    let mut rows = Vec::new();
+    for (s, (m, u)) in [(80.0, 79.0), (82.0, 80.0), (84.0, 80.0)]
+        .into_iter()
+        .enumerate()
+    {
+        rows.push(row("graphcl", s as u64, m, "c1"));
+        rows.push(row("untrained-graphcl", s as u64, u, "c1"));
+    }
+    for s in 0..4u64 {
+        rows.push(row("wl", s, 85.0 + s as f64, "c1"));
+    }
+    write(&csv, &rows);
+    let out = dir.join("floor.csv");
+    run(
+        args(&[csv.to_str().unwrap(), "--floor-csv", out.to_str().unwrap()]),
+        None,
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&out).unwrap();
+    // No field written here holds a comma or a quote: split on commas.
+    let mut lines = text.lines().map(|l| l.split(',').collect::<Vec<&str>>());
+    let header = lines.next().unwrap();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let lines: Vec<Vec<&str>> = lines.collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let untrained = lines
+        .iter()
+        .find(|l| l[col("kind")] == "untrained")
+        .unwrap();
+    let d: f64 = untrained[col("mean_diff")].parse().unwrap();
+    assert!((d - 7.0 / 3.0).abs() < 1e-12, "{d}");
+    let wl = lines
+        .iter()
+        .find(|l| l[col("kind")] == "classical")
+        .unwrap();
+    assert_eq!(wl[col("floor_method")], "wl");
+    let d: f64 = wl[col("mean_diff")].parse().unwrap();
+    assert!((d + 4.5).abs() < 1e-12, "{d}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One configuration's seeds from two commits: refused by default, pooled with
+/// `--allow-mixed-commits`.
+#[test]
+fn mixed_commits_are_refused_unless_allowed() {
+    let dir = scratch("mixed");
+    let csv = dir.join("r.csv");
+    write(
+        &csv,
+        &[
+            row("graphcl", 0, 80.0, "aaa"),
+            row("graphcl", 1, 81.0, "bbb"),
+        ],
+    );
+    let e = run(args(&[csv.to_str().unwrap()]), None).unwrap_err();
+    let msg = format!("{e:#}");
+    assert!(
+        msg.contains("2 commits") && msg.contains("--allow-mixed-commits"),
+        "{msg}"
+    );
+    run(
+        args(&[csv.to_str().unwrap(), "--allow-mixed-commits"]),
+        None,
+    )
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
