@@ -41,6 +41,7 @@ use crate::stats::{PairedComparison, Summary};
 
 pub mod claims;
 pub mod config;
+pub mod curves;
 pub mod floor;
 pub mod format;
 pub mod inference;
@@ -197,6 +198,11 @@ pub struct Report {
     /// [`floor`]; empty without baseline rows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub floor: Vec<floor::FloorLine>,
+    /// Accuracy against training epochs, where the rows hold a method at two or more
+    /// epoch counts (the untrained encoder counting as epoch 0), see [`curves`]; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "curves::Curves::is_empty")]
+    pub curves: curves::Curves,
 }
 
 /// How [`Report::build_with`] treats its rows.
@@ -525,6 +531,11 @@ impl Report {
         let mut comparisons = compare(&groups);
         apply_holm(&mut comparisons, HolmScope::Family);
         let floor = floor::lines(&groups);
+        let epochs: HashMap<GroupKey, usize> = configs
+            .iter()
+            .map(|(k, (cfg, r))| (k.clone(), curves::configured_epochs(cfg, r.epochs)))
+            .collect();
+        let curves = curves::build(&groups, &epochs);
         Ok(Report {
             metric,
             files: Vec::new(),
@@ -539,6 +550,7 @@ impl Report {
             cross_commit_duplicates,
             mixed_commits,
             floor,
+            curves,
         })
     }
 
