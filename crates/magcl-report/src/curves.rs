@@ -328,3 +328,350 @@ pub fn configured_epochs(config: &serde_json::Value, column: usize) -> usize {
         .map(|e| e as usize)
         .unwrap_or(column)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::ResultRow;
+    use crate::Report;
+
+    /// A row of `method` with MA label `ma` at `epochs` epochs (grid label `epochs=N`
+    /// unless `grid` is false, as the 20-epoch cells of the sweep have none).
+    fn row(
+        dataset: &str,
+        method: &str,
+        ma: &str,
+        epochs: usize,
+        grid: bool,
+        seed: u64,
+        acc: f64,
+    ) -> ResultRow {
+        ResultRow {
+            dataset: dataset.into(),
+            method: method.into(),
+            ma: ma.into(),
+            variant: if grid {
+                format!("epochs={epochs}")
+            } else {
+                String::new()
+            },
+            evaluator: "svc-rbf".into(),
+            config_hash: format!("{dataset}-{method}-{ma}-{epochs}-{grid}-{seed}"),
+            accuracy: acc,
+            epochs,
+            config: format!(
+                r#"{{"method":"{method}","dataset":"{dataset}","ma":"{ma}","epochs":{epochs},"seed":{seed}}}"#
+            ),
+            ..crate::results::tests::row(seed)
+        }
+    }
+
+    /// Three seeds of a cell with the given accuracies.
+    fn cell(
+        out: &mut Vec<ResultRow>,
+        (dataset, method, ma): (&str, &str, &str),
+        epochs: usize,
+        grid: bool,
+        accs: [f64; 3],
+    ) {
+        for (s, a) in accs.into_iter().enumerate() {
+            out.push(row(dataset, method, ma, epochs, grid, s as u64, a));
+        }
+    }
+
+    /// t(0.975, 2), in closed form: (2p − 1)/√(2p(1 − p)) with p = 0.975.
+    fn t975_df2() -> f64 {
+        0.95 / (2.0f64 * 0.975 * 0.025).sqrt()
+    }
+
+    fn rows() -> Vec<ResultRow> {
+        let mut r = Vec::new();
+        let gcl = ("MUTAG", "graphcl", "none");
+        let gcl_ma = ("MUTAG", "graphcl", "ARS code");
+        // GraphCL without MA: 20 epochs (no grid label) written before 5 and 1 (grid).
+        cell(&mut r, gcl, 20, false, [88.0, 89.0, 90.0]);
+        cell(&mut r, gcl, 5, true, [86.0, 87.0, 88.0]);
+        cell(&mut r, gcl, 1, true, [84.0, 85.0, 86.0]);
+        // GraphCL +MA at 5 epochs only; its untrained encoder under MA is its epoch 0.
+        cell(&mut r, gcl_ma, 5, true, [87.0, 88.0, 89.0]);
+        cell(
+            &mut r,
+            ("MUTAG", "untrained-graphcl", "none"),
+            20,
+            false,
+            [80.0, 81.0, 82.0],
+        );
+        cell(
+            &mut r,
+            ("MUTAG", "untrained-graphcl", "ARS code"),
+            20,
+            false,
+            [82.0, 83.0, 84.0],
+        );
+        // SimGRACE +MA at 1 and 20 epochs, with an untrained encoder without MA only:
+        // no epoch 0 (no fallback to the untrained encoder without MA).
+        let sg_ma = ("MUTAG", "simgrace", "ARS code");
+        cell(&mut r, sg_ma, 1, true, [70.0, 71.0, 72.0]);
+        cell(&mut r, sg_ma, 20, false, [75.0, 76.0, 77.0]);
+        cell(
+            &mut r,
+            ("MUTAG", "untrained-simgrace", "none"),
+            20,
+            false,
+            [60.0, 61.0, 62.0],
+        );
+        // AD-GCL with the fixed augmenter at 20 epochs: epoch 0 from untrained-adgcl.
+        cell(
+            &mut r,
+            ("PROTEINS", "adgcl-fixed", "none"),
+            20,
+            false,
+            [74.0, 75.0, 76.0],
+        );
+        cell(
+            &mut r,
+            ("PROTEINS", "untrained-adgcl", "none"),
+            20,
+            false,
+            [73.0, 73.5, 74.0],
+        );
+        // A method at one epoch count without untrained rows: no curve.
+        cell(
+            &mut r,
+            ("PROTEINS", "graphcl", "none"),
+            20,
+            false,
+            [1.0, 2.0, 3.0],
+        );
+        // The classical floors of MUTAG (and WL of PROTEINS).
+        cell(
+            &mut r,
+            ("MUTAG", "wl", "none"),
+            20,
+            false,
+            [85.0, 86.0, 88.0],
+        );
+        cell(
+            &mut r,
+            ("MUTAG", "degree", "none"),
+            20,
+            false,
+            [70.0, 70.0, 73.0],
+        );
+        cell(
+            &mut r,
+            ("PROTEINS", "wl", "none"),
+            20,
+            false,
+            [76.0, 76.0, 76.0],
+        );
+        r
+    }
+
+    fn points(c: &Curve) -> Vec<(usize, bool, f64, usize)> {
+        c.points
+            .iter()
+            .map(|p| (p.epochs, p.untrained, p.mean, p.n))
+            .collect()
+    }
+
+    #[test]
+    fn curves_group_epochs_and_take_epoch_0_from_the_untrained_encoder() {
+        let r = Report::build(rows(), Metric::Accuracy).unwrap();
+        let c = &r.curves;
+        let labels: Vec<(String, String, String)> = c
+            .curves
+            .iter()
+            .map(|x| {
+                (
+                    x.key.dataset.clone(),
+                    x.key.method.clone(),
+                    x.key.ma.clone(),
+                )
+            })
+            .collect();
+        let l = |d: &str, m: &str, ma: &str| (d.to_string(), m.to_string(), ma.to_string());
+        assert_eq!(
+            labels,
+            vec![
+                l("MUTAG", "graphcl", "none"),
+                l("MUTAG", "graphcl", "ARS code"),
+                l("MUTAG", "simgrace", "ARS code"),
+                l("PROTEINS", "adgcl-fixed", "none"),
+            ]
+        );
+        // Sorted by epoch; the grid cells (`epochs=5`) and the cells without a grid (20
+        // epochs) on one curve, whose key has no variant; epoch 0 = the untrained encoder
+        // with the same MA label.
+        assert_eq!(
+            points(&c.curves[0]),
+            vec![
+                (0, true, 81.0, 3),
+                (1, false, 85.0, 3),
+                (5, false, 87.0, 3),
+                (20, false, 89.0, 3)
+            ]
+        );
+        assert_eq!(c.curves[0].key.variant, "");
+        assert_eq!(c.curves[0].points[0].group.method, "untrained-graphcl");
+        assert_eq!(c.curves[0].points[2].group.variant, "epochs=5");
+        assert_eq!(
+            points(&c.curves[1]),
+            vec![(0, true, 83.0, 3), (5, false, 88.0, 3)]
+        );
+        assert_eq!(c.curves[1].points[0].group.ma, "ARS code");
+        // No untrained SimGRACE under MA: the curve starts at its first trained epoch.
+        assert_eq!(
+            points(&c.curves[2]),
+            vec![(1, false, 71.0, 3), (20, false, 76.0, 3)]
+        );
+        // untrained-adgcl is epoch 0 of adgcl-fixed.
+        assert_eq!(
+            points(&c.curves[3]),
+            vec![(0, true, 73.5, 3), (20, false, 75.0, 3)]
+        );
+        assert_eq!(c.curves[3].points[0].group.method, "untrained-adgcl");
+        // Each point's interval is its group's 95% t-interval: 1, 2, 3 around the mean.
+        let half = t975_df2() * 1.0 / 3f64.sqrt();
+        let (lo, hi) = c.curves[0].points[1].ci95.unwrap();
+        assert!((lo - (85.0 - half)).abs() < 1e-9 && (hi - (85.0 + half)).abs() < 1e-9);
+        assert_eq!(c.epoch_counts(), vec![0, 1, 5, 20]);
+        assert_eq!(
+            c.panels(),
+            vec![
+                ("MUTAG".to_string(), String::new()),
+                ("PROTEINS".to_string(), String::new())
+            ]
+        );
+    }
+
+    /// WL 85, 86, 88: mean 259/3, std √(7/3), 95% band mean ± t(0.975, 2)·√(7/3)/√3.
+    #[test]
+    fn floor_bands_are_the_95_percent_interval_of_the_floors_mean() {
+        let r = Report::build(rows(), Metric::Accuracy).unwrap();
+        let b = &r.curves.bands;
+        let names: Vec<(&str, &str)> = b
+            .iter()
+            .map(|x| (x.dataset.as_str(), x.method.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("MUTAG", "wl"), ("MUTAG", "degree"), ("PROTEINS", "wl")]
+        );
+        let mean = 259.0 / 3.0;
+        let half = t975_df2() * (7.0f64 / 3.0).sqrt() / 3f64.sqrt();
+        assert!((b[0].mean - mean).abs() < 1e-12);
+        let (lo, hi) = b[0].ci95.unwrap();
+        assert!((lo - (mean - half)).abs() < 1e-9, "{lo}");
+        assert!((hi - (mean + half)).abs() < 1e-9, "{hi}");
+        assert_eq!(b[0].n, 3);
+        // Degree 70, 70, 73: mean 71, std √3.
+        let (lo, hi) = b[1].ci95.unwrap();
+        let half = t975_df2() * 3f64.sqrt() / 3f64.sqrt();
+        assert!((b[1].mean - 71.0).abs() < 1e-12);
+        assert!((lo - (71.0 - half)).abs() < 1e-9 && (hi - (71.0 + half)).abs() < 1e-9);
+        // The markdown section lists the points and the bands.
+        let md = crate::render::markdown(&r);
+        assert!(md.contains("## Training curves"));
+        assert!(md.contains("| MUTAG | GraphCL | ARS code | 0 (untrained) | 3 † | 83.00 |"));
+        assert!(md.contains("| PROTEINS | AD-GCL (fixed augmenter) | none | 20 | 3 † | 75.00 |"));
+        assert!(md.contains(&format!(
+            "| MUTAG | WL subtree kernel | svc-rbf | 3 | 86.33 | [{:.2}, {:.2}] |",
+            mean - t975_df2() * (7.0f64 / 3.0).sqrt() / 3f64.sqrt(),
+            mean + t975_df2() * (7.0f64 / 3.0).sqrt() / 3f64.sqrt()
+        )));
+    }
+
+    /// One epoch count per method and no untrained rows: no curves, and the report is as
+    /// without this module (no section, no JSON key, no curve plot). A method with its
+    /// untrained encoder is two epoch counts (0 and the method's).
+    #[test]
+    fn no_curve_data_leaves_the_report_as_it_was() {
+        let mut rs = Vec::new();
+        cell(
+            &mut rs,
+            ("MUTAG", "graphcl", "none"),
+            20,
+            false,
+            [80.0, 81.0, 82.0],
+        );
+        cell(
+            &mut rs,
+            ("MUTAG", "graphcl", "ARS code"),
+            20,
+            false,
+            [81.0, 82.0, 84.0],
+        );
+        cell(
+            &mut rs,
+            ("MUTAG", "wl", "none"),
+            20,
+            false,
+            [85.0, 86.0, 88.0],
+        );
+        let r = Report::build(rs.clone(), Metric::Accuracy).unwrap();
+        assert!(r.curves.is_empty() && r.curves.bands.is_empty());
+        assert!(!crate::render::markdown(&r).contains("Training curves"));
+        assert!(!crate::render::json(&r).unwrap().contains("\"curves\""));
+        assert!(crate::plot::curves(&r).unwrap().is_none());
+        cell(
+            &mut rs,
+            ("MUTAG", "untrained-graphcl", "none"),
+            20,
+            false,
+            [79.0, 80.0, 80.0],
+        );
+        let r = Report::build(rs, Metric::Accuracy).unwrap();
+        assert_eq!(r.curves.curves.len(), 1);
+        assert!(crate::render::json(&r).unwrap().contains("\"curves\""));
+    }
+
+    #[test]
+    fn the_epochs_key_is_dropped_from_a_variant() {
+        assert_eq!(variant_without_epochs("epochs=50"), "");
+        assert_eq!(variant_without_epochs(""), "");
+        assert_eq!(
+            variant_without_epochs("ma.pi=0.5 epochs=5 ma.view1=[0,2]"),
+            "ma.pi=0.5 ma.view1=[0,2]"
+        );
+        assert_eq!(variant_without_epochs("max_epochs=5"), "max_epochs=5");
+    }
+
+    /// The plot: one panel per dataset (its title once), a legend naming every curve and
+    /// floor, an error bar per point.
+    #[test]
+    fn curve_plot_has_a_panel_per_dataset_and_a_legend() {
+        let r = Report::build(rows(), Metric::Accuracy).unwrap();
+        let svg = crate::plot::curves(&r).unwrap().unwrap();
+        // plotters writes a text element's content on a line of its own.
+        let text = |s: &str| format!(">\n{s}\n</text>");
+        assert!(svg.starts_with("<svg"));
+        for ds in ["MUTAG", "PROTEINS"] {
+            assert_eq!(svg.matches(&text(ds)).count(), 1, "{ds}");
+        }
+        assert!(!svg.contains(&text("NCI1")));
+        assert_eq!(
+            svg.matches("training epochs (0 = untrained encoder")
+                .count(),
+            2,
+            "one x axis per panel"
+        );
+        for label in [
+            "GraphCL",
+            "GraphCL +MA (ARS code)",
+            "SimGRACE +MA (ARS code)",
+            "AD-GCL (fixed augmenter)",
+            "WL subtree kernel (floor: 95% CI of its mean)",
+            "Degree histogram (floor: 95% CI of its mean)",
+        ] {
+            assert!(svg.contains(&text(label)), "missing {label}");
+        }
+        // Every epoch count labels the x axis of each panel.
+        for e in ["0", "1", "5", "20"] {
+            assert!(svg.matches(&text(e)).count() >= 2, "{e}");
+        }
+        // The PNG copy renders.
+        let png = crate::raster::svg_to_png(&svg, 1.0).unwrap();
+        assert_eq!(&png.bytes[..8], b"\x89PNG\r\n\x1a\n");
+    }
+}
