@@ -26,6 +26,8 @@
 //! - Rows of the baselines (untrained encoders, WL, degree histogram, raw features) add
 //!   the floor lines of every method ([`floor`]); the claims join and its verdicts are
 //!   in [`claims`], the tests beyond the paired comparison in [`inference`].
+//! - Rows of one method at two or more epoch counts (its untrained encoder counting as
+//!   epoch 0) form training curves with the classical floors as bands ([`curves`]).
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
