@@ -41,7 +41,10 @@ pub struct ReportArgs {
     pub format: Format,
     /// Also draw a paired bar plot (one panel per method; each seed a dot) to this SVG
     /// file and a PNG beside it; a sweep with a grid over two keys also gets heat maps in
-    /// FILE-heatmap.svg/.png.
+    /// FILE-heatmap.svg/.png. Rows of a method at two or more epoch counts (its untrained
+    /// encoder counting as epoch 0) get training curves in FILE.svg/.png instead —
+    /// accuracy against epochs with 95% CIs, one panel per dataset, the classical floors
+    /// as bands — and the bar plot in FILE-bars.svg/.png.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Draw a forest plot to this SVG file and a PNG beside it: one line per comparison
@@ -161,13 +164,20 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
         eprintln!("wrote {}", p.display());
     }
     if let Some(path) = &args.plot {
-        let svg = plot::bars(&report)?;
-        write_svg_and_png(path, &svg)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .context("--plot needs a file name")?;
+        let bars = plot::bars(&report)?;
+        match plot::curves(&report)? {
+            // Training curves take the plot's name; the bars move beside them.
+            Some(curves) => {
+                write_svg_and_png(path, &curves)?;
+                write_svg_and_png(&path.with_file_name(format!("{stem}-bars.svg")), &bars)?;
+            }
+            None => write_svg_and_png(path, &bars)?,
+        }
         if let Some(heat) = plot::heatmap(&report)? {
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .context("--plot needs a file name")?;
             let hp = path.with_file_name(format!("{stem}-heatmap.svg"));
             write_svg_and_png(&hp, &heat)?;
         }

@@ -132,3 +132,72 @@ fn mixed_commits_are_refused_unless_allowed() {
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--plot` with rows of one method at two epoch counts (the `epochs` column, as the
+/// config here does not record it): the training curves take FILE.svg, the bar plot
+/// moves to FILE-bars.svg, each with its PNG.
+#[test]
+fn plot_draws_training_curves_when_rows_hold_several_epoch_counts() {
+    let dir = scratch("curves");
+    let csv = dir.join("r.csv");
+    let mut rows = Vec::new();
+    for s in 0..3u64 {
+        rows.push(row("graphcl", s, 80.0 + s as f64, "c1"));
+        let mut r = row("graphcl", s, 75.0 + s as f64, "c1");
+        r.variant = "epochs=5".into();
+        r.epochs = 5;
+        r.config_hash = format!("graphcl-5-{s}");
+        rows.push(r);
+        rows.push(row("wl", s, 85.0 + s as f64, "c1"));
+    }
+    write(&csv, &rows);
+    let svg = dir.join("p.svg");
+    run(
+        args(&[csv.to_str().unwrap(), "--plot", svg.to_str().unwrap()]),
+        None,
+    )
+    .unwrap();
+    let curves = std::fs::read_to_string(&svg).unwrap();
+    assert!(curves.contains("training epochs (0 = untrained encoder"));
+    assert!(curves.contains("WL subtree kernel (floor"));
+    let bars = std::fs::read_to_string(dir.join("p-bars.svg")).unwrap();
+    assert!(bars.contains("one seed") && !bars.contains("training epochs"));
+    for png in ["p.png", "p-bars.png"] {
+        assert!(dir.join(png).exists(), "{png}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without curve data, `magcl report` is as before: the golden markdown of the small
+/// fixture (tests/fixtures/bench, also checked by the root crate's report_golden test)
+/// is unchanged and `--plot` writes the bar plot alone.
+#[test]
+fn reports_without_curve_data_are_unchanged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let name = "tests/fixtures/bench/report_small.csv";
+    let csv = root.join(name);
+    let mut report = magcl_report::Report::from_files(
+        std::slice::from_ref(&csv),
+        magcl_report::Metric::Accuracy,
+    )
+    .unwrap();
+    assert!(report.curves.is_empty());
+    report.files = vec![PathBuf::from(name)];
+    let want = std::fs::read_to_string(root.join("tests/fixtures/bench/report_small.md")).unwrap();
+    assert_eq!(magcl_report::render::markdown(&report), want);
+
+    let dir = scratch("no-curves");
+    let svg = dir.join("p.svg");
+    run(
+        args(&[csv.to_str().unwrap(), "--plot", svg.to_str().unwrap()]),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&svg).unwrap(),
+        magcl_report::plot::bars(&report).unwrap()
+    );
+    assert!(dir.join("p.png").exists());
+    assert!(!dir.join("p-bars.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

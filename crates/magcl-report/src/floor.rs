@@ -220,7 +220,11 @@ fn find_untrained<'a>(by_key: &HashMap<&GroupKey, &'a Group>, k: &GroupKey) -> O
 
 /// The classical floor `name` for `k`: same dataset and split, without MA; the same
 /// evaluator if it ran with it, and no variant, preferred.
-fn find_classical<'a>(groups: &'a [Group], k: &GroupKey, name: &str) -> Option<&'a Group> {
+pub(crate) fn find_classical<'a>(
+    groups: &'a [Group],
+    k: &GroupKey,
+    name: &str,
+) -> Option<&'a Group> {
     groups
         .iter()
         .filter(|f| {

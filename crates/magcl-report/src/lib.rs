@@ -26,6 +26,8 @@
 //! - Rows of the baselines (untrained encoders, WL, degree histogram, raw features) add
 //!   the floor lines of every method ([`floor`]); the claims join and its verdicts are
 //!   in [`claims`], the tests beyond the paired comparison in [`inference`].
+//! - Rows of one method at two or more epoch counts (its untrained encoder counting as
+//!   epoch 0) form training curves with the classical floors as bands ([`curves`]).
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -41,6 +43,7 @@ use crate::stats::{PairedComparison, Summary};
 
 pub mod claims;
 pub mod config;
+pub mod curves;
 pub mod floor;
 pub mod format;
 pub mod inference;
@@ -197,6 +200,11 @@ pub struct Report {
     /// [`floor`]; empty without baseline rows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub floor: Vec<floor::FloorLine>,
+    /// Accuracy against training epochs, where the rows hold a method at two or more
+    /// epoch counts (the untrained encoder counting as epoch 0), see [`curves`]; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "curves::Curves::is_empty")]
+    pub curves: curves::Curves,
 }
 
 /// How [`Report::build_with`] treats its rows.
@@ -525,6 +533,11 @@ impl Report {
         let mut comparisons = compare(&groups);
         apply_holm(&mut comparisons, HolmScope::Family);
         let floor = floor::lines(&groups);
+        let epochs: HashMap<GroupKey, usize> = configs
+            .iter()
+            .map(|(k, (cfg, r))| (k.clone(), curves::configured_epochs(cfg, r.epochs)))
+            .collect();
+        let curves = curves::build(&groups, &epochs);
         Ok(Report {
             metric,
             files: Vec::new(),
@@ -539,6 +552,7 @@ impl Report {
             cross_commit_duplicates,
             mixed_commits,
             floor,
+            curves,
         })
     }
 

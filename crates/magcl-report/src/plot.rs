@@ -16,6 +16,7 @@
 //! [`super::raster`] turns any of them into a PNG.
 use std::collections::BTreeMap;
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -693,4 +694,363 @@ pub fn forest(r: &Report) -> Result<Option<String>> {
         root.present().map_err(perr)?;
     }
     Ok(Some(svg))
+}
+
+/// Line colour of a method's training curves.
+fn curve_color(method: &str) -> RGBColor {
+    match super::floor::family(method) {
+        "graphcl" => RGBColor(31, 119, 180),
+        "simgrace" => RGBColor(255, 127, 14),
+        "adgcl" => RGBColor(214, 39, 40),
+        "adgcl-fixed" => RGBColor(148, 103, 189),
+        "base" => RGBColor(140, 86, 75),
+        _ => RGBColor(23, 190, 207),
+    }
+}
+
+/// Band colour of a classical floor: WL green, the degree histogram grey.
+fn band_color(method: &str) -> RGBColor {
+    match method {
+        "wl" => RGBColor(44, 160, 44),
+        "degree" => RGBColor(110, 110, 110),
+        _ => RGBColor(188, 189, 34),
+    }
+}
+
+/// How a curve is drawn: its colour (the method), whether its line is dashed and its
+/// marker a triangle (an MA label other than `none`).
+#[derive(Clone)]
+struct CurveStyle {
+    label: String,
+    color: RGBColor,
+    ma: bool,
+}
+
+fn curve_style(c: &super::curves::Curve) -> CurveStyle {
+    CurveStyle {
+        label: c.label(),
+        color: curve_color(&c.key.method),
+        ma: c.key.ma != "none",
+    }
+}
+
+/// A marker of a curve's style at pixel `(x, y)`.
+fn marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    s: &CurveStyle,
+    (x, y): (i32, i32),
+) -> Result<()> {
+    if s.ma {
+        area.draw(&TriangleMarker::new((x, y), 5, s.color.filled()))
+            .map_err(perr)
+    } else {
+        area.draw(&Circle::new((x, y), 4, s.color.filled()))
+            .map_err(perr)
+    }
+}
+
+/// Training curves as an SVG document: one panel per dataset (small multiples), one line
+/// per method × MA label — mean accuracy at each epoch count with its 95% t-interval as
+/// an error bar — on a categorical epoch axis (0 = the untrained encoder), and each
+/// classical floor as a horizontal band (the 95% interval of its mean, a line at the
+/// mean): WL green and solid, the degree histogram grey and dashed. One legend below the
+/// panels. `None` without curve data ([`Report::curves`]).
+pub fn curves(r: &Report) -> Result<Option<String>> {
+    let c = &r.curves;
+    if c.is_empty() {
+        return Ok(None);
+    }
+    let panels = c.panels();
+    let epochs = c.epoch_counts();
+    // Legend entries: the curves' styles in curve order, then the floors present.
+    let mut styles: Vec<CurveStyle> = Vec::new();
+    for curve in &c.curves {
+        let s = curve_style(curve);
+        if !styles.iter().any(|x| x.label == s.label) {
+            styles.push(s);
+        }
+    }
+    let mut floors: Vec<String> = Vec::new();
+    for b in &c.bands {
+        if !floors.contains(&b.method) {
+            floors.push(b.method.clone());
+        }
+    }
+    let cols = panels.len().min(3);
+    let rows = panels.len().div_ceil(cols);
+    let (pw, ph) = (440u32, 340u32);
+    // One legend line per method (its MA labels side by side), the floors on their own.
+    let mut ma_labels: Vec<&str> = c.curves.iter().map(|x| x.key.ma.as_str()).collect();
+    ma_labels.sort_unstable();
+    ma_labels.dedup();
+    let per_line = ma_labels.len().clamp(2, 4).max(floors.len());
+    let curve_lines = styles.len().div_ceil(per_line);
+    let legend_h = 28 + 22 * (curve_lines + floors.len().div_ceil(per_line)) as u32;
+    let title_h = 40u32;
+    let width = pw * cols as u32;
+    let height = title_h + ph * rows as u32 + legend_h;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let (top, rest) = root.split_vertically(title_h);
+        let (grid, legend) = rest.split_vertically(ph * rows as u32);
+        top.draw(&Text::new(
+            format!(
+                "{} against training epochs: mean and 95% CI over seeds; bands: classical floors (95% CI of the mean)",
+                match r.metric {
+                    Metric::Accuracy => "Accuracy",
+                    Metric::Nmi => "NMI",
+                }
+            ),
+            (width as i32 / 2, title_h as i32 / 2),
+            ("sans-serif", 17)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Center)),
+        ))
+        .map_err(perr)?;
+        let areas = grid.split_evenly((rows, cols));
+        for ((dataset, split), area) in panels.iter().zip(areas.iter()) {
+            draw_curve_panel(area, r, dataset, split, &epochs)?;
+        }
+        // The legend: a line sample with its marker per curve, a band sample per floor.
+        let col_w = width as i32 / per_line as i32;
+        for (i, e) in styles
+            .iter()
+            .map(Some)
+            .chain(floors.iter().map(|_| None))
+            .enumerate()
+        {
+            // Floors start a line of their own.
+            let slot = if i < styles.len() {
+                i
+            } else {
+                curve_lines * per_line + i - styles.len()
+            };
+            let x = 16 + col_w * (slot % per_line) as i32;
+            let y = 20 + 22 * (slot / per_line) as i32;
+            let text = match e {
+                Some(s) => {
+                    let line = vec![(x, y), (x + 36, y)];
+                    if s.ma {
+                        legend
+                            .draw(&DashedPathElement::new(line, 6, 4, s.color.stroke_width(2)))
+                            .map_err(perr)?;
+                    } else {
+                        legend
+                            .draw(&PathElement::new(line, s.color.stroke_width(2)))
+                            .map_err(perr)?;
+                    }
+                    marker(&legend, s, (x + 18, y))?;
+                    s.label.clone()
+                }
+                None => {
+                    let f = &floors[i - styles.len()];
+                    draw_band_sample(&legend, f, x, y)?;
+                    format!(
+                        "{} (floor: 95% CI of its mean)",
+                        super::curves::band_label(f)
+                    )
+                }
+            };
+            legend
+                .draw(&Text::new(
+                    text,
+                    (x + 44, y),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(perr)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(Some(svg))
+}
+
+/// A floor's band sample in the legend at pixel `(x, y)`.
+fn draw_band_sample<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    floor: &str,
+    x: i32,
+    y: i32,
+) -> Result<()> {
+    let color = band_color(floor);
+    area.draw(&Rectangle::new(
+        [(x, y - 7), (x + 36, y + 7)],
+        color.mix(0.22).filled(),
+    ))
+    .map_err(perr)?;
+    let line = vec![(x, y), (x + 36, y)];
+    if floor == "wl" {
+        area.draw(&PathElement::new(line, color.stroke_width(1)))
+            .map_err(perr)
+    } else {
+        area.draw(&DashedPathElement::new(line, 4, 3, color.stroke_width(1)))
+            .map_err(perr)
+    }
+}
+
+fn draw_curve_panel(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    r: &Report,
+    dataset: &str,
+    split: &str,
+    epochs: &[usize],
+) -> Result<()> {
+    let c = &r.curves;
+    let curves: Vec<&super::curves::Curve> = c
+        .curves
+        .iter()
+        .filter(|x| x.key.dataset == dataset && x.key.split == split)
+        .collect();
+    let bands: Vec<&super::curves::FloorBand> = c
+        .bands
+        .iter()
+        .filter(|b| b.dataset == dataset && b.split == split)
+        .collect();
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for p in curves.iter().flat_map(|x| x.points.iter()) {
+        let (a, b) = p.ci95.unwrap_or((p.mean, p.mean));
+        lo = lo.min(a).min(p.mean);
+        hi = hi.max(b).max(p.mean);
+    }
+    for b in &bands {
+        let (x, y) = b.ci95.unwrap_or((b.mean, b.mean));
+        lo = lo.min(x).min(b.mean);
+        hi = hi.max(y).max(b.mean);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return Ok(());
+    }
+    let pad = ((hi - lo) * 0.08).max(10f64.powi(-(r.metric.decimals() as i32) + 1));
+    let (y0, y1) = (lo - pad, hi + pad);
+    let k = epochs.len();
+    let (x0, x1) = (-0.5, k as f64 - 0.5);
+    let title = if split.is_empty() {
+        dataset.to_string()
+    } else {
+        format!("{dataset} ({split} split)")
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(1)
+        .x_labels(0)
+        .y_desc(metric_label(r.metric))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(perr)?;
+    let base = area.get_base_pixel();
+    // Epoch counts under their categories, and the axis name under them.
+    for (i, e) in epochs.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(i as f64, y0));
+        area.draw(&Text::new(
+            e.to_string(),
+            (px - base.0, py - base.1 + 6),
+            ("sans-serif", 12)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(perr)?;
+    }
+    let (ax, ay) = chart.backend_coord(&((x0 + x1) / 2.0, y0));
+    area.draw(&Text::new(
+        "training epochs (0 = untrained encoder; categorical axis)",
+        (ax - base.0, ay - base.1 + 22),
+        ("sans-serif", 11)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top)),
+    ))
+    .map_err(perr)?;
+    // Floor bands first, under the curves.
+    for b in &bands {
+        let color = band_color(&b.method);
+        let (a, z) = b.ci95.unwrap_or((b.mean, b.mean));
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x0, a), (x1, z)],
+                color.mix(0.22).filled(),
+            )))
+            .map_err(perr)?;
+        let line = vec![(x0, b.mean), (x1, b.mean)];
+        if b.method == "wl" {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    line,
+                    color.stroke_width(1),
+                )))
+                .map_err(perr)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(DashedPathElement::new(
+                    line,
+                    4,
+                    3,
+                    color.stroke_width(1),
+                )))
+                .map_err(perr)?;
+        }
+    }
+    // Curves side by side within each category so their error bars do not overlap.
+    let m = curves.len();
+    let dodge = if m > 1 { 0.5 / m as f64 } else { 0.0 };
+    for (j, curve) in curves.iter().enumerate() {
+        let s = curve_style(curve);
+        let off = (j as f64 - (m as f64 - 1.0) / 2.0) * dodge;
+        let xy: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .filter_map(|p| {
+                let i = epochs.iter().position(|e| *e == p.epochs)?;
+                Some((i as f64 + off, p.mean))
+            })
+            .collect();
+        if s.ma {
+            chart
+                .draw_series(std::iter::once(DashedPathElement::new(
+                    xy.clone(),
+                    6,
+                    4,
+                    s.color.stroke_width(2),
+                )))
+                .map_err(perr)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    xy.clone(),
+                    s.color.stroke_width(2),
+                )))
+                .map_err(perr)?;
+        }
+        for (p, (x, _)) in curve.points.iter().zip(&xy) {
+            if let Some((a, z)) = p.ci95 {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_vertical(
+                        *x,
+                        a,
+                        p.mean,
+                        z,
+                        s.color.stroke_width(1),
+                        6,
+                    )))
+                    .map_err(perr)?;
+            }
+            let (px, py) = chart.backend_coord(&(*x, p.mean));
+            marker(area, &s, (px - base.0, py - base.1))?;
+        }
+    }
+    Ok(())
 }
