@@ -541,6 +541,13 @@ mod tests {
             ("ARS code", false)
         );
         assert!((l.mean_diff - 10.0 / 3.0).abs() < 1e-12); // (3, 2, 5)
+                                                           // the MA comparisons (and their Holm family) hold the method only, not its floor
+        let methods: Vec<&str> = r
+            .comparisons
+            .iter()
+            .map(|c| c.key.method.as_str())
+            .collect();
+        assert_eq!(methods, ["graphcl"]);
     }
 
     /// Node level: the base model of a preset pairs with the untrained base model of the
