@@ -39,27 +39,11 @@ pub fn mde(se: f64, df: f64) -> Option<f64> {
     if !(se.is_finite() && se >= 0.0 && df > 0.0) {
         return None;
     }
-    let f = |nc: f64| t_power(nc, df, MDE_ALPHA).map(|p| p - MDE_POWER);
-    let (mut lo, mut hi) = (0.0, 1.0);
-    while f(hi)? < 0.0 {
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1e6 {
-            return None;
-        }
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid)? < 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo <= 1e-12 * hi {
-            break;
-        }
-    }
-    Some(se * 0.5 * (lo + hi))
+    let nc = stats::increasing_root(
+        |nc| t_power(nc, df, MDE_ALPHA).map(|p| p - MDE_POWER),
+        1e-12,
+    )?;
+    Some(se * nc)
 }
 
 /// Welch–Satterthwaite degrees of freedom of a sum of independent variance terms

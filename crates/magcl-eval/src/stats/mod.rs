@@ -26,7 +26,7 @@ use std::sync::{Mutex, OnceLock};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 pub mod power;
-pub use power::{nct_cdf, paired_t_mde, paired_t_mde_effect_size, paired_t_power};
+pub use power::{increasing_root, nct_cdf, paired_t_mde, paired_t_mde_effect_size, paired_t_power};
 
 /// Level of the test behind the reported minimum detectable effect.
 pub const MDE_ALPHA: f64 = 0.05;

@@ -107,7 +107,14 @@ pub fn paired_t_mde_effect_size(n: usize, alpha: f64, power: f64) -> Option<f64>
     if n < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > alpha && power < 1.0) {
         return None;
     }
-    let f = |d: f64| paired_t_power(d, n, alpha).map(|p| p - power);
+    increasing_root(|d| paired_t_power(d, n, alpha).map(|p| p - power), 1e-13)
+}
+
+/// The root in (0, 10⁶] of `f`, increasing and negative at 0 (a power curve minus its
+/// target): the bracket doubles from [0, 1] until `f` is no longer negative, then
+/// bisection until the bracket is `rel_tol` of its upper end. `None` where `f` is undefined
+/// on the way or has no root below 10⁶.
+pub fn increasing_root(f: impl Fn(f64) -> Option<f64>, rel_tol: f64) -> Option<f64> {
     let mut lo = 0.0;
     let mut hi = 1.0;
     while f(hi)? < 0.0 {
@@ -124,7 +131,7 @@ pub fn paired_t_mde_effect_size(n: usize, alpha: f64, power: f64) -> Option<f64>
         } else {
             hi = mid;
         }
-        if hi - lo <= 1e-13 * hi {
+        if hi - lo <= rel_tol * hi {
             break;
         }
     }
