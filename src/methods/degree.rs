@@ -2,7 +2,7 @@
 //! has labels) and of its node degrees, with the same SVM as `wl` — the trivial floor,
 //! what a classifier gets from the labels and degree distribution alone
 //! ([`crate::data::wl::degree_histogram`]).
-use super::wl::CountBaseline;
+use super::wl::count_baseline;
 use super::MethodEntry;
 use crate::params::Task;
 
@@ -16,7 +16,7 @@ pub static ENTRY: MethodEntry = MethodEntry {
     about: "node-label and degree histograms + the SVM (the trivial graph-level floor)",
     build: |_p, data, _device, _progress| {
         let g = data.graphs("degree")?;
-        Ok(Box::new(CountBaseline::new(
+        Ok(Box::new(count_baseline(
             g,
             crate::data::wl::degree_histogram,
         )?))

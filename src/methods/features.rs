@@ -2,8 +2,7 @@
 //! base model reads them, scored by the same logistic-regression probe on the same
 //! splits. What the graph adds over the features alone (Veličković et al. 2019, Table 2,
 //! "Raw features").
-use super::{Embed, Embeddings, Method, MethodEntry, Selection, TrainLog};
-use crate::error::Result;
+use super::{Embeddings, FixedEmbeddings, MethodEntry};
 use crate::params::Task;
 
 /// The registry's entry.
@@ -23,30 +22,8 @@ pub static ENTRY: MethodEntry = MethodEntry {
                 x[r * m.cols + m.indices[k] as usize] = m.data[k];
             }
         }
-        Ok(Box::new(RawFeatures(Embeddings::dense(x, m.rows, m.cols))))
+        Ok(Box::new(FixedEmbeddings(Embeddings::dense(
+            x, m.rows, m.cols,
+        ))))
     },
 };
-
-struct RawFeatures(Embeddings);
-
-impl Embed for RawFeatures {
-    fn embed(&self) -> Result<Embeddings> {
-        Ok(self.0.clone())
-    }
-}
-
-impl Method for RawFeatures {
-    fn train(
-        &mut self,
-        _epochs: usize,
-        _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
-    ) -> Result<TrainLog> {
-        Ok(TrainLog::default())
-    }
-    fn selection(&self) -> Selection {
-        Selection::Final
-    }
-    fn calibrate_batch_norm(&mut self) -> Result<()> {
-        Ok(())
-    }
-}

@@ -245,6 +245,32 @@ impl<M: GraphMethod> Method for GraphRunner<'_, M> {
     }
 }
 
+/// A baseline whose embeddings are fixed when it is built (raw features, graph-kernel
+/// counts): nothing to train, no batch norm, the final (only) encoder is evaluated.
+pub struct FixedEmbeddings(pub Embeddings);
+
+impl Embed for FixedEmbeddings {
+    fn embed(&self) -> Result<Embeddings> {
+        Ok(self.0.clone())
+    }
+}
+
+impl Method for FixedEmbeddings {
+    fn train(
+        &mut self,
+        _epochs: usize,
+        _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        Ok(TrainLog::default())
+    }
+    fn selection(&self) -> Selection {
+        Selection::Final
+    }
+    fn calibrate_batch_norm(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// The optimisation settings every method shares.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainParams {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Embed, Embeddings, GraphData, Method, MethodEntry, Selection, TrainLog};
+use super::{Embeddings, FixedEmbeddings, GraphData, MethodEntry};
 use crate::data::wl::{CountFeatures, WlGraph};
 use crate::error::Result;
 use crate::eval::SparseRows;
@@ -52,7 +52,7 @@ pub static ENTRY: MethodEntry = MethodEntry {
             p.wl.as_ref()
                 .ok_or_else(|| bad("wl", "the wl settings are missing"))?
                 .iterations;
-        Ok(Box::new(CountBaseline::new(g, |graphs| {
+        Ok(Box::new(count_baseline(g, |graphs| {
             crate::data::wl::wl_subtree(graphs, h)
         })?))
     },
@@ -91,59 +91,29 @@ pub fn initial_colours(data: &GraphData) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// A baseline whose "embedding" is a sparse count vector per graph, computed once.
-pub struct CountBaseline {
-    features: Arc<SparseRows>,
-}
-
-impl CountBaseline {
-    /// Counts `make` gives for the graphs of `data` (initial colours: [`initial_colours`]).
-    pub fn new(
-        data: &GraphData,
-        make: impl FnOnce(&[WlGraph<'_>]) -> CountFeatures,
-    ) -> Result<CountBaseline> {
-        let colours = initial_colours(data);
-        let graphs: Vec<WlGraph<'_>> = data
-            .views
-            .iter()
-            .zip(&colours)
-            .map(|(g, c)| WlGraph {
-                num_nodes: g.num_nodes,
-                edges: &g.edges,
-                colours: c,
-            })
-            .collect();
-        let f = make(&graphs);
-        Ok(CountBaseline {
-            features: Arc::new(SparseRows::from_rows(f.rows, f.columns)?),
+/// The sparse count rows `make` gives for the graphs of `data` (initial colours:
+/// [`initial_colours`]), as a baseline with fixed embeddings.
+pub fn count_baseline(
+    data: &GraphData,
+    make: impl FnOnce(&[WlGraph<'_>]) -> CountFeatures,
+) -> Result<FixedEmbeddings> {
+    let colours = initial_colours(data);
+    let graphs: Vec<WlGraph<'_>> = data
+        .views
+        .iter()
+        .zip(&colours)
+        .map(|(g, c)| WlGraph {
+            num_nodes: g.num_nodes,
+            edges: &g.edges,
+            colours: c,
         })
-    }
-}
-
-impl Embed for CountBaseline {
-    fn embed(&self) -> Result<Embeddings> {
-        Ok(Embeddings {
-            x: Vec::new(),
-            rows: self.features.n,
-            dim: self.features.d,
-            sparse: Some(Arc::clone(&self.features)),
-        })
-    }
-}
-
-impl Method for CountBaseline {
-    /// Nothing to train: the features were counted when the baseline was built.
-    fn train(
-        &mut self,
-        _epochs: usize,
-        _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
-    ) -> Result<TrainLog> {
-        Ok(TrainLog::default())
-    }
-    fn selection(&self) -> Selection {
-        Selection::Final
-    }
-    fn calibrate_batch_norm(&mut self) -> Result<()> {
-        Ok(())
-    }
+        .collect();
+    let f = make(&graphs);
+    let rows = SparseRows::from_rows(f.rows, f.columns)?;
+    Ok(FixedEmbeddings(Embeddings {
+        x: Vec::new(),
+        rows: rows.n,
+        dim: rows.d,
+        sparse: Some(Arc::new(rows)),
+    }))
 }
