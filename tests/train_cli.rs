@@ -93,6 +93,14 @@ fn reading_and_augmenter_flags_reach_the_config() {
     ])
     .unwrap();
     assert_eq!(c["ma"]["constraints"], "sum");
+    // --ma alone takes the released code's reading; a switch beside it still wins
+    assert_eq!(c["ma"]["reading"], "code");
+    assert_eq!(c["ma"]["zero_k"], "plain");
+    let c = print_config(&["-m", "graphcl", "-d", "MUTAG", "--reading", "current"]).unwrap();
+    assert_eq!(c["ma"]["reading"], "current");
+    assert_eq!(c["ma"]["zero_k"], "mlp");
+    // node level: the presets decide, no graph-level reading is set
+    let c = print_config(&["-m", "base", "-d", "Cora", "--ma"]).unwrap();
     assert_eq!(c["ma"]["reading"], "current");
     let c = print_config(&["-m", "adgcl-fixed", "-d", "MUTAG"]).unwrap();
     assert_eq!(c["method"], "adgcl");
