@@ -185,13 +185,13 @@ fn vs_baseline_markdown(rows: &[Value], baseline: &str, metric: Metric) -> Strin
     s
 }
 
-/// A table as a pandas DataFrame (when `as_frame` says so, or pandas is importable and
-/// `as_frame` is None) or a list of dicts.
-fn table<'py>(py: Python<'py>, rows: &[Value], as_frame: Option<bool>) -> PyResult<Py<PyAny>> {
-    let list = PyList::empty(py);
-    for r in rows {
-        list.append(json_to_py(py, r)?)?;
-    }
+/// A table (a list of dicts) as a pandas DataFrame (when `as_frame` says so, or pandas is
+/// importable and `as_frame` is None) or as it is.
+fn table<'py>(
+    py: Python<'py>,
+    list: Bound<'py, PyAny>,
+    as_frame: Option<bool>,
+) -> PyResult<Py<PyAny>> {
     let pandas = match as_frame {
         Some(false) => None,
         Some(true) => Some(py.import("pandas")?),
@@ -199,7 +199,7 @@ fn table<'py>(py: Python<'py>, rows: &[Value], as_frame: Option<bool>) -> PyResu
     };
     Ok(match pandas {
         Some(pd) => pd.getattr("DataFrame")?.call1((list,))?.unbind(),
-        None => list.into_any().unbind(),
+        None => list.unbind(),
     })
 }
 
@@ -236,8 +236,9 @@ pub fn report<'py>(
     let mut markdown = render::markdown(&r);
     let csv = render::csv(&r).map_err(to_py_err)?;
     let json = render::json(&r).map_err(to_py_err)?;
-    let data: Value =
-        serde_json::from_str(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    // Python's json reads the numbers back exactly as written (the same floats as
+    // `magcl report --format json` gives to any JSON reader).
+    let data = py.import("json")?.call_method1("loads", (json,))?;
     let versus_rows = match baseline {
         Some(b) => {
             if !r.groups.iter().any(|g| g.key.method == b) {
@@ -255,15 +256,16 @@ pub fn report<'py>(
         }
         None => Vec::new(),
     };
-    let empty = Vec::new();
-    let groups = data["groups"].as_array().unwrap_or(&empty);
-    let comparisons = data["comparisons"].as_array().unwrap_or(&empty);
+    let versus = PyList::empty(py);
+    for v in &versus_rows {
+        versus.append(json_to_py(py, v)?)?;
+    }
     Ok(Report {
         markdown,
         csv,
-        groups: table(py, groups, as_frame)?,
-        comparisons: table(py, comparisons, as_frame)?,
-        vs_baseline: table(py, &versus_rows, as_frame)?,
-        data: json_to_py(py, &data)?.unbind(),
+        groups: table(py, data.get_item("groups")?, as_frame)?,
+        comparisons: table(py, data.get_item("comparisons")?, as_frame)?,
+        vs_baseline: table(py, versus.into_any(), as_frame)?,
+        data: data.unbind(),
     })
 }
