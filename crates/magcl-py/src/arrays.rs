@@ -10,7 +10,7 @@ use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2,
     PyUntypedArray, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyList, PySequence};
 
@@ -84,7 +84,7 @@ pub(crate) fn embeddings<'py>(x: &Bound<'py, PyAny>, what: &str) -> PyResult<Emb
         let a = arr.cast::<PyArray2<f64>>()?.readonly();
         Matrix::Owned(a.as_array().iter().map(|&v| v as f32).collect())
     } else {
-        return Err(PyTypeError::new_err(format!(
+        return Err(PyValueError::new_err(format!(
             "{what}: expected float32 or float64 embeddings, got dtype {} (convert with .astype(numpy.float32))",
             dtype_name(&arr)
         )));
@@ -137,7 +137,7 @@ pub(crate) fn ints(y: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
                 })
                 .collect()
         }
-        _ => Err(PyTypeError::new_err(format!(
+        _ => Err(PyValueError::new_err(format!(
             "expected an integer array of {what} (int32/int64), got dtype {}",
             dtype_name(&arr)
         ))),

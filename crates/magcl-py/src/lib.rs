@@ -13,8 +13,8 @@
 //! | `record(path, ...)` | [`magcl_report::results::ResultsFile`] | a row of `magcl bench` |
 //! | `report(paths, ...)` | [`magcl_report::Report`], [`magcl_report::render`] | `magcl report` |
 //!
-//! Errors: bad input raises `ValueError` (or `TypeError` for an argument of the wrong
-//! kind) with the message the library gives the CLI; file-system problems raise `OSError`.
+//! Errors: bad input (shapes, dtypes, values, lengths) raises `ValueError` with the
+//! message the library gives the CLI; file-system problems raise `OSError`.
 //! Nothing panics on user input. Everything is tested from Python (`python/tests/`).
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use magcl_report::results::{check_values, one_line, read_rows, ResultRow, ResultsFile};
 use magcl_report::{Metric, Report};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Value};
@@ -50,7 +50,7 @@ fn py_to_json(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
         let mut m = Map::new();
         for (k, x) in d.iter() {
             let Ok(k) = k.extract::<String>() else {
-                return Err(PyTypeError::new_err(format!(
+                return Err(PyValueError::new_err(format!(
                     "{at}: keys must be strings, got {}",
                     k.repr().map(|r| r.to_string()).unwrap_or_default()
                 )));
@@ -75,7 +75,7 @@ fn py_to_json(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
     if is_numpy_scalar {
         return py_to_json(&v.call_method0("item")?, at);
     }
-    Err(PyTypeError::new_err(format!(
+    Err(PyValueError::new_err(format!(
         "{at}: expected str, number, bool, None, list or dict, got {}",
         v.get_type()
             .name()
@@ -225,7 +225,7 @@ pub fn record<'py>(
             Value::Object(m) => m,
             Value::Null => Map::new(),
             other => {
-                return Err(PyTypeError::new_err(format!(
+                return Err(PyValueError::new_err(format!(
                     "config: expected a dict, got {}",
                     match other {
                         Value::Array(_) => "a list",

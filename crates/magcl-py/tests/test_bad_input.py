@@ -18,11 +18,11 @@ def data(n=40, d=3, seed=0):
     [
         (np.zeros(40, np.float32), ValueError, "expected a 2-D array (samples × dims), got shape [40]"),
         (np.zeros((40, 2, 2), np.float32), ValueError, "expected a 2-D array"),
-        (np.zeros((40, 3), np.int64), TypeError, "X: expected float32 or float64 embeddings, got dtype int64 (convert with .astype(numpy.float32))"),
-        (np.zeros((40, 3), np.float16), TypeError, "expected float32 or float64 embeddings"),
-        (np.zeros((40, 3), ">f4"), TypeError, "expected float32 or float64 embeddings"),
-        (np.full((40, 3), "a"), TypeError, "expected float32 or float64 embeddings"),
-        (np.zeros((40, 3), np.complex64), TypeError, "expected float32 or float64 embeddings"),
+        (np.zeros((40, 3), np.int64), ValueError, "X: expected float32 or float64 embeddings, got dtype int64 (convert with .astype(numpy.float32))"),
+        (np.zeros((40, 3), np.float16), ValueError, "expected float32 or float64 embeddings"),
+        (np.zeros((40, 3), ">f4"), ValueError, "expected float32 or float64 embeddings"),
+        (np.full((40, 3), "a"), ValueError, "expected float32 or float64 embeddings"),
+        (np.zeros((40, 3), np.complex64), ValueError, "expected float32 or float64 embeddings"),
         (np.zeros((0, 3), np.float32), ValueError, "labels, but X has 0 embeddings"),
         (np.zeros((40, 0), np.float32), ValueError, "embeddings are empty (40 × 0)"),
     ],
@@ -61,7 +61,7 @@ def test_non_finite_values_name_the_row(bad, dtype):
         (np.r_[np.zeros(35), np.ones(5)].astype(int), ValueError, "class 1 has 5 member(s)"),
         (np.full(40, 0.5), ValueError, "expected integer labels, entry 0 is 0.5"),
         (np.r_[np.zeros(39), np.nan], ValueError, "expected integer labels, entry 39 is NaN"),
-        (np.array(["a", "b"] * 20), TypeError, "expected an integer array of labels"),
+        (np.array(["a", "b"] * 20), ValueError, "expected an integer array of labels"),
     ],
 )
 def test_bad_labels(y, exc, msg):
