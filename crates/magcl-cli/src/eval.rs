@@ -70,16 +70,6 @@ fn parse_evaluator(s: &str) -> Result<Evaluator, String> {
     s.parse().map_err(|e: magcl_eval::Error| e.to_string())
 }
 
-/// Map arbitrary integer labels to 0..k in increasing order of value.
-fn dense_labels(raw: &[i64]) -> Vec<u32> {
-    let mut uniq = raw.to_vec();
-    uniq.sort_unstable();
-    uniq.dedup();
-    raw.iter()
-        .map(|v| uniq.binary_search(v).unwrap_or(0) as u32)
-        .collect()
-}
-
 pub fn run(args: EvalArgs) -> anyhow::Result<()> {
     let (x, n, d) = npy::read_embeddings(&args.embeddings)?;
     let raw = npy::read_ints(&args.labels, "labels")?;
@@ -91,7 +81,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<()> {
             args.embeddings.display()
         );
     }
-    let y = dense_labels(&raw);
+    let y = magcl_eval::dense_labels(&raw);
     let n_classes = y.iter().copied().max().map_or(0, |m| m as usize + 1);
     let folds = match &args.folds {
         Some(p) => {

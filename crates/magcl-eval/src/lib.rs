@@ -163,6 +163,17 @@ pub fn check_embeddings(x: &[f32], n: usize, d: usize) -> Result<()> {
     Ok(())
 }
 
+/// Labels of any integer values as classes `0..k`, in increasing order of value (what
+/// `magcl eval` and the Python module do with the labels they are given).
+pub fn dense_labels(raw: &[i64]) -> Vec<u32> {
+    let mut uniq = raw.to_vec();
+    uniq.sort_unstable();
+    uniq.dedup();
+    raw.iter()
+        .map(|v| uniq.binary_search(v).unwrap_or(0) as u32)
+        .collect()
+}
+
 /// Check that `y` holds `n` labels of at least two classes.
 pub(crate) fn check_labels(y: &[u32], n: usize) -> Result<()> {
     if y.len() != n {

@@ -359,8 +359,9 @@ fn read_located(path: &Path, bytes: &[u8]) -> Result<Vec<(ResultRow, usize)>> {
 }
 
 /// Values no run can produce are errors, not data: an accuracy outside [0, 100], an NMI
-/// outside [0, 1], or a non-finite number in any numeric column.
-fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
+/// outside [0, 1], or a non-finite number in any numeric column. Checked on every row read
+/// and, by the Python module's `record`, on every row before it is appended.
+pub fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
     let finite = [
         ("accuracy", Some(r.accuracy)),
         ("accuracy_std_folds", r.accuracy_std_folds),
