@@ -153,6 +153,7 @@ fn no_crate_under_crates_depends_on_the_tensor_side() {
             "magcl-core",
             "magcl-data",
             "magcl-eval",
+            "magcl-py",
             "magcl-report"
         ]
     );

@@ -171,9 +171,21 @@ def test_a_killed_writers_half_line_is_repaired(tmp_path):
     good = p.read_bytes()
     with open(p, "ab") as f:
         f.write(b"MUTAG,mine,none,,7,svc-rbf,00")  # a writer killed mid-row
-    magcl.record(p, method="mine", dataset="MUTAG", seed=7, accuracy=86.0, config=CFG)
+    magcl.record(p, method="mine", dataset="MUTAG", seed=7, accuracy=86.0, config=CFG,
+                 git_commit="abc123")
     text = p.read_bytes()
     assert text.startswith(good) and b",00" not in text[len(good):len(good) + 30]
     r = magcl.report(p, as_frame=False)
     assert r.data["rows"] == 11
     assert {g["method"]: g["n"] for g in r.groups} == {"graphcl-py": 5, "mine": 6}
+
+
+def test_a_row_from_another_commit_of_the_same_config_is_refused(tmp_path):
+    # the report does not pool one configuration's runs from two versions of the code
+    p = tmp_path / "runs.csv"
+    fill(p)
+    good = p.read_bytes()
+    with pytest.raises(ValueError, match="2 commits"):
+        magcl.record(p, method="mine", dataset="MUTAG", seed=7, accuracy=86.0, config=CFG,
+                     git_commit="def456")
+    assert p.read_bytes() == good
