@@ -181,19 +181,8 @@ pub fn device_name(d: Device) -> String {
     }
 }
 
-/// Peak resident set size of this process (VmHWM), in bytes; 0 where unknown.
-pub fn peak_rss_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
-}
+/// Peak resident set size of this process, in bytes; 0 where unknown.
+pub use crate::files::peak_rss_bytes;
 
 /// [`run`], with a panic on the way (the tensor library panics where an operation fails,
 /// e.g. an allocation larger than the memory) turned into an error that names it.

@@ -190,6 +190,21 @@ pub fn write_pair_atomic(first: (&Path, &[u8]), second: (&Path, &[u8])) -> Resul
     Ok(())
 }
 
+/// Peak resident set size of this process (`VmHWM` of `/proc/self/status`), in bytes; 0
+/// where the system does not say.
+pub fn peak_rss_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

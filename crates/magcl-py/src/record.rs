@@ -95,17 +95,9 @@ fn fnv1a_hex(text: &str) -> String {
     format!("{h:016x}")
 }
 
-/// Peak resident set size of this process (VmHWM) in MB; 0 where unknown.
+/// Peak resident set size of this process in MB; 0 where unknown.
 fn peak_memory_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    magcl_core::files::peak_rss_bytes() as f64 / (1024.0 * 1024.0)
 }
 
 fn name_arg(value: &str, what: &str) -> PyResult<String> {
