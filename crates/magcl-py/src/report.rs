@@ -69,14 +69,7 @@ fn paths_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
 
 /// One method against another on the same dataset, evaluator and split, paired by seed.
 fn versus(g: &Group, base: &Group) -> Option<Value> {
-    let seeds: Vec<u64> = g
-        .by_seed
-        .keys()
-        .filter(|s| base.by_seed.contains_key(s))
-        .copied()
-        .collect();
-    let b: Vec<f64> = seeds.iter().map(|s| base.by_seed[s]).collect();
-    let t: Vec<f64> = seeds.iter().map(|s| g.by_seed[s]).collect();
+    let (seeds, b, t) = magcl_report::paired_by_seed(g, base);
     let test = stats::paired_comparison(&b, &t)?;
     let mut v = serde_json::json!({
         "dataset": g.key.dataset,

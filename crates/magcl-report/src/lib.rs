@@ -688,25 +688,31 @@ fn compare(groups: &[Group]) -> Vec<Comparison> {
         .collect()
 }
 
-/// `g` (+MA) against `base`, paired by seed over the seeds both have; `None` with no
-/// testable pair.
-fn pair(g: &Group, base: &Group) -> Option<Comparison> {
+/// The seeds `g` and `base` both have (ascending), with `base`'s and `g`'s value at each.
+pub fn paired_by_seed(g: &Group, base: &Group) -> (Vec<u64>, Vec<f64>, Vec<f64>) {
     let seeds: Vec<u64> = g
         .by_seed
         .keys()
         .filter(|s| base.by_seed.contains_key(s))
         .copied()
         .collect();
-    let b: Vec<f64> = seeds
+    let b = seeds
         .iter()
         .filter_map(|s| base.by_seed.get(s))
         .copied()
         .collect();
-    let t: Vec<f64> = seeds
+    let t = seeds
         .iter()
         .filter_map(|s| g.by_seed.get(s))
         .copied()
         .collect();
+    (seeds, b, t)
+}
+
+/// `g` (+MA) against `base`, paired by seed over the seeds both have; `None` with no
+/// testable pair.
+fn pair(g: &Group, base: &Group) -> Option<Comparison> {
+    let (seeds, b, t) = paired_by_seed(g, base);
     let test = stats::paired_comparison(&b, &t)?;
     Some(Comparison {
         key: g.key.clone(),
