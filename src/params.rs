@@ -89,6 +89,161 @@ pub fn check_size(field: &str, v: usize, max: usize) -> Result<()> {
     }
 }
 
+/// A method's own hyper-parameters: one section of a run's configuration, under `KEY`
+/// (`simgrace = { eta = 1.0 }`). The method's registry entry lists its sections
+/// ([`SectionSpec`]); a configuration holds them in its [`MethodTable`], and the method
+/// reads them back typed and checked with [`MethodTable::get`].
+pub trait Section: Serialize + serde::de::DeserializeOwned + ParamGuard + Clone {
+    /// The section's name in a configuration.
+    const KEY: &'static str;
+}
+
+/// A [`Section`] as the method registry knows it: its key and how to read a value of it.
+#[derive(Clone, Copy)]
+pub struct SectionSpec {
+    pub key: &'static str,
+    /// Reads the value as the section's type and checks it ([`ParamGuard`]).
+    pub check: fn(&serde_json::Value) -> Result<()>,
+    /// The value as the section's type writes it: its fields in declaration order,
+    /// defaults of fields it lacks filled in.
+    pub canonical: fn(&serde_json::Value) -> Result<String>,
+}
+
+impl std::fmt::Debug for SectionSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SectionSpec({})", self.key)
+    }
+}
+
+/// The [`SectionSpec`] of `T`.
+pub const fn section<T: Section>() -> SectionSpec {
+    SectionSpec {
+        key: T::KEY,
+        check: check_section::<T>,
+        canonical: canonical_section::<T>,
+    }
+}
+
+fn check_section<T: Section>(v: &serde_json::Value) -> Result<()> {
+    T::deserialize(v).map_err(|e| bad(T::KEY, e))?.check_ref()
+}
+
+fn canonical_section<T: Section>(v: &serde_json::Value) -> Result<String> {
+    let t = T::deserialize(v).map_err(|e| bad(T::KEY, e))?;
+    Ok(serde_json::to_string(&t)?)
+}
+
+type Raw = Box<serde_json::value::RawValue>;
+
+/// The method sections of a configuration, by key: the hyper-parameters that belong to
+/// one method rather than to a shared stage. A configuration's JSON holds each section
+/// at its top level under its key, in key order, each written as its type writes it, so
+/// a method's settings read and hash the same whichever other methods exist.
+#[derive(Clone, Debug, Default)]
+pub struct MethodTable(std::collections::BTreeMap<String, Raw>);
+
+impl PartialEq for MethodTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(other.0.iter())
+                .all(|((k, a), (l, b))| k == l && a.get() == b.get())
+    }
+}
+
+impl MethodTable {
+    /// The section `T`, read and checked; `None` when the configuration has no such section.
+    pub fn get<T: Section>(&self) -> Result<Option<Checked<T>>> {
+        self.0
+            .get(T::KEY)
+            .map(|v| {
+                serde_json::from_str::<T>(v.get())
+                    .map_err(|e| bad(T::KEY, e))?
+                    .check()
+            })
+            .transpose()
+    }
+    /// The section `T`, which `method` needs: an error naming both when it is missing.
+    pub fn require<T: Section>(&self, method: &str) -> Result<Checked<T>> {
+        self.get::<T>()?.ok_or_else(|| {
+            bad(
+                T::KEY,
+                format!(
+                    "{method} needs its `{}` settings in the configuration",
+                    T::KEY
+                ),
+            )
+        })
+    }
+    /// Sets section `T` (replacing one there).
+    pub fn set<T: Section>(&mut self, value: &T) -> Result<()> {
+        let raw = serde_json::value::to_raw_value(value)?;
+        self.0.insert(T::KEY.into(), raw);
+        Ok(())
+    }
+    /// Removes the section `key`, if there; whether it was.
+    pub fn remove(&mut self, key: &str) -> bool {
+        self.0.remove(key).is_some()
+    }
+    /// Whether the section `key` is there.
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+    /// The section keys, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+    /// The value of section `key`.
+    pub fn value(&self, key: &str) -> Option<serde_json::Value> {
+        self.0
+            .get(key)
+            .and_then(|r| serde_json::from_str(r.get()).ok())
+    }
+    /// Rewrites every section `spec` knows as its type writes it
+    /// ([`SectionSpec::canonical`]); sections it does not know, or cannot read, stay as
+    /// they are (the configuration's check reports them).
+    pub fn canonicalise(&mut self, spec: impl Fn(&str) -> Option<SectionSpec>) {
+        for (key, raw) in self.0.iter_mut() {
+            let Some(s) = spec(key) else { continue };
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+                continue;
+            };
+            if let Ok(text) = (s.canonical)(&v) {
+                if let Ok(r) = serde_json::value::RawValue::from_string(text) {
+                    *raw = r;
+                }
+            }
+        }
+    }
+}
+
+impl Serialize for MethodTable {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for MethodTable {
+    /// Reads every value (a flattened map hands them over buffered, where raw text is not
+    /// available) and keeps it as JSON text; [`MethodTable::canonicalise`] then writes the
+    /// known sections as their types do.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let values: std::collections::BTreeMap<String, serde_json::Value> =
+            Deserialize::deserialize(d)?;
+        values
+            .into_iter()
+            .map(|(k, v)| {
+                serde_json::value::to_raw_value(&v)
+                    .map(|r| (k, r))
+                    .map_err(serde::de::Error::custom)
+            })
+            .collect::<std::result::Result<_, _>>()
+            .map(MethodTable)
+    }
+}
+
 // Serde helpers for settings written into a config only when they leave their default
 // (so that configs and hashes from before the setting existed stay as they were).
 pub(crate) fn yes() -> bool {

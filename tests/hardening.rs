@@ -135,7 +135,7 @@ fn row(dataset: &str, ma: bool, seed: u64, overrides: serde_json::Value, acc: f6
         o.insert("ma".into(), serde_json::json!({"enabled": true}));
     }
     let cfg = RunConfig::resolve(&RunSpec {
-        method: Some(MethodName::Graphcl),
+        method: Some(MethodName::parse("graphcl").unwrap()),
         dataset: dataset.into(),
         seed,
         overrides: o,

@@ -1,17 +1,44 @@
 //! A new method is one file and one registry line: this file defines a GRACE-style
-//! graph-level variant (both views augmented, symmetric loss) with the library's public
-//! parts, registers it (the one line), and runs it end to end by name, like a built-in.
-use magcl::augment::{self, augment_views, Augmentor};
+//! graph-level variant (both views augmented, symmetric loss) with a hyper-parameter of its
+//! own (`two_views.strength`, which scales every augmentation ratio), its own preset and
+//! cost hint, registers it (the one line), and runs it by name like a built-in: from a
+//! run spec with an override of its own setting, and from a sweep that grids over it.
+use magcl::augment::{self, augment_views, AugParams, Augmentor};
+use magcl::experiment::sweep::Sweep;
 use magcl::experiment::{run, RunConfig, RunOptions, RunSpec};
 use magcl::graph::Batch;
 use magcl::loss::InfoNce;
 use magcl::methods::optim::Adam;
 use magcl::methods::registry::{self, MethodEntry};
-use magcl::methods::{GraphData, GraphMethod, GraphRunner, MethodParams, Tower};
-use magcl::params::Checked;
-use magcl::params::Task;
+use magcl::methods::{GraphData, GraphMethod, GraphRunner, MethodParams, Preset, Tower};
+use magcl::params::{bad, section, Checked, ParamGuard, Section, Task};
 use magcl::Result;
+use serde::{Deserialize, Serialize};
 use tch::Device;
+
+/// The method's own settings: the `two_views` section of a config.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct TwoViewsParams {
+    /// Multiplies every augmentation ratio of the `augment` section.
+    strength: f64,
+}
+
+impl Section for TwoViewsParams {
+    const KEY: &'static str = "two_views";
+}
+
+impl ParamGuard for TwoViewsParams {
+    fn check_ref(&self) -> Result<()> {
+        if !(self.strength > 0.0 && self.strength <= 5.0) {
+            return Err(bad(
+                "two_views.strength",
+                format!("must lie in (0, 5], got {}", self.strength),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// Two independently augmented views of every graph.
 struct TwoViews {
@@ -27,11 +54,22 @@ impl TwoViews {
         let model = Tower::new(&p.gin, &p.ma, dim, device);
         let mut loss = p.loss.clone();
         loss.symmetric = true;
+        let strength = p.sections.require::<TwoViewsParams>("two-views")?.strength;
+        let mut aug = p.sections.require::<AugParams>("two-views")?.into_inner();
+        for ratio in [
+            &mut aug.node_drop,
+            &mut aug.edge_drop,
+            &mut aug.mask,
+            &mut aug.subgraph,
+        ] {
+            *ratio = (*ratio * strength).min(1.0);
+        }
+        let aug = aug.check()?;
         Ok(TwoViews {
             opt: Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?,
             model,
             loss: InfoNce::new(loss, 0),
-            policy: augment::from_params(&p.augment.clone().unwrap_or_default())?,
+            policy: augment::from_params(&aug)?,
             seed: p.train.seed,
         })
     }
@@ -60,14 +98,18 @@ impl GraphMethod for TwoViews {
     }
 }
 
-static TWO_VIEWS: MethodEntry = MethodEntry {
-    name: "two-views",
-    aliases: &[],
-    tasks: &[Task::Graph],
-    baseline: false,
-    preset: "graphcl",
-    about: "a GRACE-style graph-level variant: two augmented views, symmetric loss",
-    build: |p, data, device, progress| {
+static TWO_VIEWS: MethodEntry = MethodEntry::new(
+    "two-views",
+    &[Task::Graph],
+    "a GRACE-style graph-level variant: two augmented views, symmetric loss",
+    // Its preset: GraphCL's, 10 epochs, its own section at strength 1.
+    |req| {
+        let mut p: Preset = req.of(registry::find("graphcl")?)?;
+        p.epochs = 10;
+        p.sections.set(&TwoViewsParams { strength: 1.0 })?;
+        Ok(p)
+    },
+    |p, data, device, progress| {
         let g = data.graphs("two-views")?;
         Ok(Box::new(GraphRunner::new(
             TwoViews::new(p, g.dim, device)?,
@@ -76,7 +118,10 @@ static TWO_VIEWS: MethodEntry = MethodEntry {
             progress,
         )))
     },
-};
+)
+.sections(&[section::<AugParams>(), section::<TwoViewsParams>()])
+// Two augmented views per step: twice GraphCL's per-element cost.
+.cost(|p, size| 5.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
 
 #[test]
 fn a_registered_method_runs_by_name_like_a_built_in() {
@@ -84,28 +129,74 @@ fn a_registered_method_runs_by_name_like_a_built_in() {
                                              // A name taken twice is refused.
     assert!(registry::register(&TWO_VIEWS).is_err());
 
-    let mut overrides = serde_json::Map::new();
-    overrides.insert("epochs".into(), serde_json::json!(5));
-    let spec = RunSpec {
+    // Its preset, with its own setting overridden like any other.
+    let spec = |overrides: serde_json::Value| RunSpec {
         method: Some(magcl::experiment::MethodName::parse("two-views").unwrap()),
         dataset: "synthetic".into(),
         seed: 0,
         preset: None,
-        overrides,
+        overrides: serde_json::from_value(overrides).unwrap(),
     };
-    let cfg = RunConfig::resolve(&spec).unwrap();
+    let cfg =
+        RunConfig::resolve(&spec(serde_json::json!({"two_views": {"strength": 0.5}}))).unwrap();
     assert_eq!(cfg.method.as_str(), "two-views");
     assert_eq!(cfg.task, Task::Graph);
-    // The config names the method and reads back as the same config.
+    assert_eq!(cfg.epochs, 10, "its own preset");
+    let own = cfg.sections.get::<TwoViewsParams>().unwrap().unwrap();
+    assert_eq!(own.strength, 0.5);
+    // The config names the method, holds its section and reads back as the same config.
     let json = serde_json::to_string(&cfg).unwrap();
     assert!(json.contains("\"method\":\"two-views\""), "{json}");
+    assert!(json.contains("\"two_views\":{\"strength\":0.5}"), "{json}");
     assert_eq!(serde_json::from_str::<RunConfig>(&json).unwrap(), cfg);
+    // Its checks run where the config is resolved, naming the field.
+    let e = RunConfig::resolve(&spec(serde_json::json!({"two_views": {"strength": 9.0}})))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("two_views.strength"), "{e}");
+    // Its section belongs to it: another method's config refuses it.
+    let mut other = spec(serde_json::json!({"two_views": {"strength": 1.0}}));
+    other.method = Some(magcl::experiment::MethodName::parse("graphcl").unwrap());
+    let e = RunConfig::resolve(&other).unwrap_err().to_string();
+    assert!(e.contains("two_views"), "{e}");
+
+    // A sweep grids over its setting; the cost hint is its own.
+    let sweep = Sweep::parse(
+        r#"
+name = "toy"
+datasets = ["synthetic"]
+methods = ["two-views"]
+seeds = 1
+ma = ["none"]
+[overrides]
+epochs = 5
+[[sweep]]
+[sweep.grid]
+two_views.strength = [0.5, 2.0]
+"#,
+        std::path::Path::new("toy.toml"),
+    )
+    .unwrap();
+    assert_eq!(sweep.cells.len(), 2);
+    let strengths: Vec<f64> = sweep
+        .cells
+        .iter()
+        .map(|c| {
+            c.config
+                .sections
+                .get::<TwoViewsParams>()
+                .unwrap()
+                .unwrap()
+                .strength
+        })
+        .collect();
+    assert_eq!(strengths, [0.5, 2.0]);
 
     let opts = RunOptions {
         device: "cpu".into(),
         ..Default::default()
     };
-    let out = run(&cfg, &opts).unwrap();
+    let out = run(&sweep.cells[0].config, &opts).unwrap();
     assert_eq!(out.epoch_losses.len(), 5);
     assert!(out.epoch_losses.iter().all(|l| l.is_finite()));
     // The synthetic set's two classes are separable: a trained encoder is far above chance.

@@ -2,7 +2,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::params::{check_ratio, ParamGuard};
+use crate::params::{bad, check_ratio, ParamGuard, Section};
 
 /// Graph-level augmentation settings.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -29,6 +29,11 @@ impl Default for AugParams {
     }
 }
 
+/// GraphCL's section (and that of any method augmenting graphs the same way).
+impl Section for AugParams {
+    const KEY: &'static str = "augment";
+}
+
 impl ParamGuard for AugParams {
     fn check_ref(&self) -> Result<()> {
         for (name, v) in [
@@ -39,6 +44,8 @@ impl ParamGuard for AugParams {
         ] {
             check_ratio(name, v)?;
         }
+        // The name is checked here, where a sweep is read, not first in a worker.
+        super::from_params(self).map_err(|e| bad("augment.name", e))?;
         Ok(())
     }
 }

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crate::experiment::config::{Constraints, GinMode, MethodName, RunConfig, RunSpec};
+use crate::experiment::config::{
+    Constraints, GinMode, MethodName, RunConfig, RunSpec, Section, UntrainedParams,
+};
 use crate::experiment::run as runner;
 use crate::experiment::{RunOptions, RunRecord};
 
@@ -267,7 +269,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         ["adgcl-fixed", "ad-gcl-fixed"].contains(&m.to_ascii_lowercase().as_str())
     });
     let method = match &a.method {
-        Some(_) if fixed_adgcl => MethodName::Adgcl,
+        Some(_) if fixed_adgcl => MethodName::parse("adgcl")?,
         Some(m) => MethodName::parse(m)?,
         None => {
             anyhow::bail!(
@@ -315,7 +317,12 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         None => {}
     }
     if let Some(of) = &a.of {
-        if method != MethodName::Untrained {
+        let wraps_an_encoder = method
+            .entry()?
+            .sections
+            .iter()
+            .any(|s| s.key == <UntrainedParams as Section>::KEY);
+        if !wraps_an_encoder {
             anyhow::bail!("--of applies to --method untrained only");
         }
         put("untrained.of", of.clone().into());

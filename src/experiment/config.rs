@@ -16,28 +16,23 @@ use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
 pub use crate::methods::untrained::UntrainedParams;
 pub use crate::methods::wl::WlParams;
-use crate::methods::{MethodParams, TrainParams};
+use crate::methods::{MethodParams, Preset};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
+pub use crate::params::{MethodTable, Section};
 pub use crate::params::{Task, MAX_BATCH_SIZE, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH};
 
 /// The contrastive method: a name in the method registry ([`crate::methods::registry`]).
 /// `base` is the node-level base model of the MA-GCL paper; with MA enabled it is MA-GCL.
-/// Serialised as its name (`"graphcl"`), so configs and hashes read as before.
+/// Serialised as its name (`"graphcl"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MethodName(&'static str);
 
-#[allow(non_upper_case_globals)]
 impl MethodName {
-    pub const Graphcl: MethodName = MethodName("graphcl");
-    pub const Simgrace: MethodName = MethodName("simgrace");
-    pub const Adgcl: MethodName = MethodName("adgcl");
-    pub const Base: MethodName = MethodName("base");
-    pub const Untrained: MethodName = MethodName("untrained");
-    pub const Wl: MethodName = MethodName("wl");
-    pub const Degree: MethodName = MethodName("degree");
-    pub const Features: MethodName = MethodName("features");
-
+    /// The method of a registry entry.
+    pub fn of(entry: &'static MethodEntry) -> MethodName {
+        MethodName(entry.name)
+    }
     /// The registry's entry (every `MethodName` comes from the registry).
     pub fn entry(self) -> Result<&'static MethodEntry> {
         registry::find(self.0)
@@ -56,12 +51,6 @@ impl MethodName {
     }
     pub fn as_str(self) -> &'static str {
         self.0
-    }
-    /// The built-in method whose presets this one starts from.
-    pub fn preset_family(self) -> MethodName {
-        self.entry()
-            .map(|e| MethodName(e.preset))
-            .unwrap_or(MethodName::Graphcl)
     }
     /// The method named `s` (or an alias), case-insensitively.
     pub fn parse(s: &str) -> Result<Self> {
@@ -82,9 +71,13 @@ impl<'de> Deserialize<'de> for MethodName {
     }
 }
 
-/// Everything that determines one run.
+/// Everything that determines one run: a method's settings ([`Preset`]) with the run's
+/// identity (method, dataset, seed) and machine (threads, numeric environment).
+///
+/// Its JSON (written beside every result row) holds the shared settings, then the
+/// method's own sections (`augment`, `simgrace`, `node`, …: [`MethodTable`]) in key order,
+/// then `threads` and `env`. The config hash ([`RunConfig::hash`]) is taken over that JSON.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub task: Task,
     pub method: MethodName,
@@ -110,20 +103,11 @@ pub struct RunConfig {
     pub gin_eps: f64,
     pub loss: InfoNceParams,
     pub ma: MaParams,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub augment: Option<AugParams>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<NodeParams>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simgrace: Option<SimgraceParams>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adgcl: Option<AdgclParams>,
-    /// The `untrained` baseline: whose encoder, and where batch-norm estimates come from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub untrained: Option<UntrainedParams>,
-    /// The `wl` baseline's depth.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wl: Option<WlParams>,
+    /// The method's own sections, each at the top level of the JSON under its key; a key
+    /// that is neither a shared setting nor a section of the method is refused by
+    /// [`RunConfig::validate`].
+    #[serde(flatten, deserialize_with = "read_sections")]
+    pub sections: MethodTable,
     /// CPU threads of the run (libtorch intra-op and the data pipeline). Float sums are
     /// ordered by the thread count, so SimGRACE, AD-GCL and the node-level model give
     /// (slightly) different numbers at different counts: the count is part of the
@@ -134,13 +118,30 @@ pub struct RunConfig {
     #[serde(default)]
     pub threads: usize,
     /// The environment variables that change numbers ([`NUMERIC_ENV`]) as the run saw
-    /// them, set ones only; written into the config only when one is set, so configs and
-    /// hashes without them stay as they were. Filled in by `magcl train` and `magcl bench`
-    /// ([`RunConfig::fill_env`]); a run refuses a config whose recorded variables differ
-    /// from its own environment.
+    /// them, set ones only; written only when one is set. Filled in by `magcl train` and
+    /// `magcl bench` ([`RunConfig::fill_env`]); a run refuses a config whose recorded
+    /// variables differ from its own environment.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub env: std::collections::BTreeMap<String, String>,
 }
+
+/// Reads the method sections, each written as its type writes it (so a row from before a
+/// section's field existed reads as a config written today).
+fn read_sections<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<MethodTable, D::Error> {
+    let mut table = MethodTable::deserialize(d)?;
+    table.canonicalise(registry::section_spec);
+    Ok(table)
+}
+
+/// The version of [`RunConfig::hash`]: FNV-1a 64 over the config's JSON as
+/// [`RunConfig`] writes it (shared settings in declaration order, method sections in key
+/// order, `threads`, then `env` when set; a stage's setting added after rows were first
+/// written is left out while it holds its default, e.g. `loss.inter_view_negatives`).
+/// Version 1 is the hash of every committed row; a change to what is hashed raises it and
+/// says, in docs/results.md, how rows of the previous version are matched.
+pub const HASH_VERSION: u32 = 1;
 
 /// Environment variables that change a run's numbers: MKL's code path (magcl's vendor-check
 /// override, MKL's own switches) and ATen's CPU kernels.
@@ -177,32 +178,81 @@ pub struct RunSpec {
 }
 
 impl RunConfig {
-    /// Fills in what is decided by other fields: AD-GCL's augmenter when left out
-    /// (`fixed` with MA, `learned` without). Configs read from files go through it too.
-    pub fn normalise(&mut self) {
-        let ma = self.ma.enabled;
-        if let Some(a) = self.adgcl.as_mut() {
-            if a.augmenter.is_none() {
-                a.augmenter = Some(if ma {
-                    Augmenter::Fixed
-                } else {
-                    Augmenter::Learned
-                });
-            }
+    /// A config of `method` on `dataset` with `seed` from the method's settings
+    /// (threads not fixed yet, no numeric environment recorded).
+    pub fn from_preset(method: MethodName, dataset: &str, seed: u64, p: Preset) -> RunConfig {
+        let Preset {
+            task,
+            epochs,
+            lr,
+            weight_decay,
+            batch_size,
+            hidden,
+            layers,
+            features,
+            evaluator,
+            gin_eps,
+            loss,
+            ma,
+            sections,
+        } = p;
+        RunConfig {
+            task,
+            method,
+            dataset: dataset.into(),
+            seed,
+            epochs,
+            lr,
+            weight_decay,
+            batch_size,
+            hidden,
+            layers,
+            features,
+            evaluator,
+            gin_eps,
+            loss,
+            ma,
+            sections,
+            threads: 0,
+            env: Default::default(),
         }
     }
 
-    /// The method as result rows name it: `adgcl-fixed` for AD-GCL with the fixed
-    /// augmenter (its control, and AD-GCL+MA), else the method's name.
-    /// The untrained encoder of method M is `untrained-M` (its floor in the report).
+    /// The method's settings of this config (what its entry's hooks read).
+    pub fn settings(&self) -> Preset {
+        Preset {
+            task: self.task,
+            epochs: self.epochs,
+            lr: self.lr,
+            weight_decay: self.weight_decay,
+            batch_size: self.batch_size,
+            hidden: self.hidden,
+            layers: self.layers,
+            features: self.features.clone(),
+            evaluator: self.evaluator.clone(),
+            gin_eps: self.gin_eps,
+            loss: self.loss.clone(),
+            ma: self.ma.clone(),
+            sections: self.sections.clone(),
+        }
+    }
+
+    /// Fills in what the method leaves to other settings (AD-GCL's augmenter follows MA:
+    /// [`MethodEntry::normalise`]). Configs read from files go through it too.
+    pub fn normalise(&mut self) {
+        if let Ok(entry) = self.method.entry() {
+            let mut p = self.settings();
+            (entry.normalise)(&mut p);
+            self.sections = p.sections;
+        }
+    }
+
+    /// The method as result rows name it ([`MethodEntry::label`]): e.g. `adgcl-fixed` for
+    /// AD-GCL with the fixed augmenter, `untrained-M` for the untrained encoder of M.
     pub fn method_label(&self) -> String {
-        match (self.method, self.adgcl.as_ref().and_then(|a| a.augmenter)) {
-            (MethodName::Untrained, _) => match &self.untrained {
-                Some(u) => format!("untrained-{}", u.of),
-                None => "untrained".into(),
-            },
-            (MethodName::Adgcl, Some(Augmenter::Fixed)) => "adgcl-fixed".into(),
-            (m, _) => m.as_str().into(),
+        match self.method.entry() {
+            Ok(entry) => (entry.label)(entry, &self.settings()),
+            Err(_) => self.method.as_str().into(),
         }
     }
 
@@ -237,46 +287,9 @@ impl RunConfig {
         )))
     }
 
-    /// The optimisation settings every method shares.
-    pub fn train_params(&self) -> TrainParams {
-        TrainParams {
-            seed: self.seed,
-            epochs: self.epochs,
-            lr: self.lr,
-            weight_decay: self.weight_decay,
-            batch_size: self.batch_size,
-        }
-    }
-
-    /// The GIN encoder of the graph-level methods (the MA GIN mode and π from `ma`).
-    pub fn gin_params(&self) -> GinParams {
-        GinParams {
-            hidden: self.hidden,
-            layers: self.layers,
-            eps: self.gin_eps,
-            mode: self.ma.gin_mode,
-            pi: self.ma.pi,
-        }
-    }
-
     /// The method's parameters composed from this config's stages, checked.
     pub fn method_params(&self) -> Result<Checked<MethodParams>> {
-        self.method_params_unchecked().check()
-    }
-
-    fn method_params_unchecked(&self) -> MethodParams {
-        MethodParams {
-            train: self.train_params(),
-            gin: self.gin_params(),
-            loss: self.loss.clone(),
-            ma: self.ma.clone(),
-            augment: self.augment.clone(),
-            node: self.node.clone(),
-            simgrace: self.simgrace.clone(),
-            adgcl: self.adgcl.clone(),
-            untrained: self.untrained.clone(),
-            wl: self.wl.clone(),
-        }
+        self.settings().method_params(self.seed).check()
     }
 
     /// Checks every stage's parameters ([`ParamGuard`]) and the rules that join them;
@@ -310,7 +323,8 @@ impl RunConfig {
                  method)",
             ));
         }
-        if baseline && self.untrained.is_none() && self.ma.enabled {
+        let entry = self.method.entry()?;
+        if baseline && self.ma.enabled && (entry.wraps)(&self.sections)?.is_none() {
             return Err(bad(
                 "ma.enabled",
                 format!(
@@ -319,19 +333,8 @@ impl RunConfig {
                 ),
             ));
         }
-        if self.method == MethodName::Untrained {
-            let u = self
-                .untrained
-                .as_ref()
-                .ok_or_else(|| bad("untrained", "the untrained settings are missing"))?;
-            if !MethodName::parse(&u.of)?.supports(self.task) {
-                return Err(bad(
-                    "untrained.of",
-                    format!("{} is not a {:?}-level method", u.of, self.task),
-                ));
-            }
-        }
-        self.method_params_unchecked().check_ref()?;
+        self.settings().method_params(self.seed).check_ref()?;
+        entry.check_preset(&self.settings())?;
         if self.task == Task::Node {
             let d = MaParams::default();
             for (name, differs) in [

@@ -339,7 +339,7 @@ fn graphcl_trains_the_same_with_kernels_and_reference_operations() {
     let data = random_views(48, 3, 1);
     for ma in ma_settings() {
         let cfg = config(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             serde_json::json!({"ma": ma, "gin_eps": 0.2}),
         );
         let case = format!("GraphCL, ma {ma}");
@@ -355,7 +355,10 @@ fn simgrace_trains_the_same_with_kernels_and_reference_operations() {
     let _g = crate::rng::torch_lock();
     let data = random_views(48, 3, 2);
     for ma in ma_settings() {
-        let cfg = config(MethodName::Simgrace, serde_json::json!({"ma": ma}));
+        let cfg = config(
+            MethodName::parse("simgrace").unwrap(),
+            serde_json::json!({"ma": ma}),
+        );
         let case = format!("SimGRACE, ma {ma}");
         let differing = graph_lockstep(&case, &cfg, &data, &|_| TIGHT, || {
             SimGrace::new(&cfg.method_params().unwrap(), 3, Device::Cpu).unwrap()
@@ -371,7 +374,10 @@ fn adgcl_trains_the_same_with_kernels_and_reference_operations() {
     // without MA: the learned augmenter (soft edge weights: the weighted sparse products
     // and the view learner's own optimiser); with MA: the fixed augmenter, every GIN mode
     for ma in ma_settings() {
-        let cfg = config(MethodName::Adgcl, serde_json::json!({"ma": ma}));
+        let cfg = config(
+            MethodName::parse("adgcl").unwrap(),
+            serde_json::json!({"ma": ma}),
+        );
         let case = format!("AD-GCL, ma {ma}");
         let learned = AdGcl::new(&cfg.method_params().unwrap(), 3, Device::Cpu)
             .unwrap()
@@ -399,7 +405,7 @@ fn node_model_trains_the_same_with_kernels_and_reference_operations() {
     let ds = super::method_tests::node::toy_dataset(90);
     for (preset, ma) in [("code", false), ("code", true), ("paper", true)] {
         let mut spec = RunSpec {
-            method: Some(MethodName::Base),
+            method: Some(MethodName::parse("base").unwrap()),
             dataset: "toy".into(),
             seed: 4,
             preset: Some(preset.into()),

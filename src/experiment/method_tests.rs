@@ -27,7 +27,7 @@ mod graphcl {
     /// Two epochs of batches of 16 with `overrides` on top.
     fn config_with(overrides: serde_json::Value) -> RunConfig {
         let mut spec = RunSpec {
-            method: Some(MethodName::Graphcl),
+            method: Some(MethodName::parse("graphcl").unwrap()),
             dataset: "toy".into(),
             seed: 3,
             ..Default::default()
@@ -123,7 +123,7 @@ mod simgrace {
 
     fn config(eta: f64) -> RunConfig {
         let mut spec = RunSpec {
-            method: Some(MethodName::Simgrace),
+            method: Some(MethodName::parse("simgrace").unwrap()),
             dataset: "toy".into(),
             seed: 1,
             ..Default::default()
@@ -143,7 +143,7 @@ mod simgrace {
             [("current", true, 1), ("code", false, 2), ("paper", true, 1)]
         {
             let mut spec = RunSpec {
-                method: Some(MethodName::Simgrace),
+                method: Some(MethodName::parse("simgrace").unwrap()),
                 dataset: "toy".into(),
                 ..Default::default()
             };
@@ -246,7 +246,7 @@ mod adgcl {
 
     fn config_with(overrides: serde_json::Value) -> RunConfig {
         let mut spec = RunSpec {
-            method: Some(MethodName::Adgcl),
+            method: Some(MethodName::parse("adgcl").unwrap()),
             dataset: "toy".into(),
             seed: 4,
             ..Default::default()
@@ -473,7 +473,7 @@ pub(crate) mod node {
 
     fn config(preset: &str, ma: bool) -> RunConfig {
         let mut spec = RunSpec {
-            method: Some(MethodName::Base),
+            method: Some(MethodName::parse("base").unwrap()),
             dataset: "toy".into(),
             seed: 2,
             preset: Some(preset.into()),
@@ -614,7 +614,7 @@ mod untrained {
 
     fn config(overrides: serde_json::Value) -> RunConfig {
         RunConfig::resolve(&RunSpec {
-            method: Some(MethodName::Untrained),
+            method: Some(MethodName::parse("untrained").unwrap()),
             dataset: "toy".into(),
             seed: 5,
             overrides: serde_json::from_value(overrides).unwrap(),
@@ -660,7 +660,7 @@ mod untrained {
             ),
         ] {
             let e = RunConfig::resolve(&RunSpec {
-                method: Some(MethodName::Untrained),
+                method: Some(MethodName::parse("untrained").unwrap()),
                 dataset: "toy".into(),
                 overrides: serde_json::from_value(o).unwrap(),
                 ..Default::default()

@@ -1,26 +1,29 @@
-//! Method and dataset presets: the reference setups of REFERENCE.md written down as data.
+//! Resolving a run: the method's preset (its registry entry's, [`MethodEntry::preset`]),
+//! then the overrides merged on top, checked.
 use super::config::*;
 use crate::error::{Error, Result};
+use crate::methods::registry;
+use crate::methods::{MethodEntry, PresetRequest};
 
 /// Resolving a [`RunSpec`] lives beside the presets it starts from (the config module
 /// defines the types only, so the two do not import each other).
 impl RunConfig {
     /// The preset config for `spec`, with `spec.overrides` merged on top and validated.
     pub fn resolve(spec: &RunSpec) -> Result<RunConfig> {
-        let method = spec.method.unwrap_or(MethodName::Graphcl);
-        let mut base = preset(method, &spec.dataset, spec.seed, spec.preset.as_deref())?;
-        // The untrained encoder starts from the preset of the method it is the encoder of.
-        if let Some(of) = spec.overrides.get("untrained").and_then(|u| u.get("of")) {
-            let of = of.as_str().ok_or_else(|| {
-                Error::Config(format!("untrained.of: expected a method name, got {of}"))
-            })?;
-            base = untrained_preset(
-                MethodName::parse(of)?,
-                &spec.dataset,
-                spec.seed,
-                spec.preset.as_deref(),
-            )?;
-        }
+        let task = super::sweep::known_dataset(&spec.dataset);
+        let method = match spec.method {
+            Some(m) => m,
+            None => MethodName::of(registry::default_for(task.unwrap_or(Task::Graph))?),
+        };
+        let entry: &MethodEntry = method.entry()?;
+        let request = PresetRequest {
+            dataset: &spec.dataset,
+            task,
+            name: spec.preset.as_deref(),
+            overrides: &spec.overrides,
+        };
+        let mut base =
+            RunConfig::from_preset(method, &spec.dataset, spec.seed, (entry.preset)(&request)?);
         // A named reading sets its switches first; switches given beside it win.
         if let Some(r) = spec.overrides.get("ma").and_then(|m| m.get("reading")) {
             let name = r
@@ -41,294 +44,6 @@ impl RunConfig {
         cfg.validate()?;
         Ok(cfg)
     }
-}
-
-/// Graph-level methods share GraphCL's loss form except where noted.
-fn graph_loss(symmetric: bool) -> InfoNceParams {
-    InfoNceParams {
-        temperature: 0.2,
-        positive_in_denominator: false,
-        symmetric,
-        intra_view_negatives: false,
-        inter_view_negatives: true,
-        projector: true,
-    }
-}
-
-/// The preset config of `method` on `dataset` (node level: `preset` = `code` | `paper`).
-pub fn preset(
-    method: MethodName,
-    dataset: &str,
-    seed: u64,
-    preset: Option<&str>,
-) -> Result<RunConfig> {
-    let ma = MaParams::default();
-    let cfg = match method {
-        MethodName::Graphcl => RunConfig {
-            task: Task::Graph,
-            method,
-            dataset: dataset.into(),
-            seed,
-            epochs: 20,
-            lr: 0.01,
-            weight_decay: 0.0,
-            batch_size: 128,
-            hidden: 32,
-            layers: 3,
-            features: "graphcl".into(),
-            evaluator: "svc-rbf".into(),
-            gin_eps: 0.0,
-            loss: graph_loss(false),
-            ma,
-            augment: Some(AugParams::default()),
-            node: None,
-            simgrace: None,
-            adgcl: None,
-            untrained: None,
-            wl: None,
-            threads: 0,
-            env: Default::default(),
-        },
-        MethodName::Simgrace => RunConfig {
-            task: Task::Graph,
-            method,
-            dataset: dataset.into(),
-            seed,
-            epochs: 20,
-            lr: 0.01,
-            weight_decay: 0.0,
-            batch_size: 128,
-            hidden: 32,
-            layers: 5,
-            features: "graphcl".into(),
-            evaluator: "svc-rbf".into(),
-            // SimGRACE's data pipeline gives every node but the highest-indexed one of a
-            // graph a self-loop, so its GIN counts a node's own features twice: ε = 1.
-            gin_eps: 1.0,
-            loss: graph_loss(false),
-            ma,
-            augment: None,
-            node: None,
-            simgrace: Some(SimgraceParams { eta: 1.0 }),
-            adgcl: None,
-            untrained: None,
-            wl: None,
-            threads: 0,
-            env: Default::default(),
-        },
-        MethodName::Adgcl => RunConfig {
-            task: Task::Graph,
-            method,
-            dataset: dataset.into(),
-            seed,
-            epochs: 150,
-            lr: 1e-3,
-            weight_decay: 0.0,
-            batch_size: 32,
-            hidden: 32,
-            layers: 5,
-            features: "adgcl".into(),
-            evaluator: "linear-svc".into(),
-            gin_eps: 0.0,
-            loss: graph_loss(true),
-            ma,
-            augment: None,
-            node: None,
-            simgrace: None,
-            // the official code's settings, which are AD-GCL's defaults
-            adgcl: Some(AdgclParams::default()),
-            untrained: None,
-            wl: None,
-            threads: 0,
-            env: Default::default(),
-        },
-        MethodName::Base => node_preset(dataset, seed, preset.unwrap_or("code"))?,
-        MethodName::Untrained => {
-            let of = match super::sweep::known_dataset(dataset) {
-                Some(Task::Node) => MethodName::Base,
-                _ => MethodName::Graphcl,
-            };
-            untrained_preset(of, dataset, seed, preset)?
-        }
-        // The graph-kernel floors: GraphCL's features and SVM, nothing to train.
-        MethodName::Wl | MethodName::Degree => {
-            let mut cfg = self::preset(MethodName::Graphcl, dataset, seed, preset)?;
-            cfg.method = method;
-            cfg.epochs = 0;
-            cfg.augment = None;
-            cfg.wl = (method == MethodName::Wl).then(WlParams::default);
-            cfg
-        }
-        // Raw node features: the base model's preset (features, splits, probe).
-        MethodName::Features => {
-            let mut cfg = node_preset(dataset, seed, preset.unwrap_or("code"))?;
-            cfg.method = method;
-            cfg.epochs = 0;
-            cfg
-        }
-        // A registered method starts from the presets of the built-in one it names.
-        other => {
-            let family = other.preset_family();
-            if family == other {
-                return Err(Error::Config(format!(
-                    "method {} has no presets of its own: register it with the preset of a \
-                     built-in method",
-                    other.as_str()
-                )));
-            }
-            let mut cfg = self::preset(family, dataset, seed, preset)?;
-            cfg.method = other;
-            cfg
-        }
-    };
-    Ok(cfg)
-}
-
-/// The untrained encoder of `of`: `of`'s preset with no epoch.
-fn untrained_preset(
-    of: MethodName,
-    dataset: &str,
-    seed: u64,
-    preset: Option<&str>,
-) -> Result<RunConfig> {
-    if of.is_baseline() {
-        return Err(Error::Config(format!(
-            "untrained.of: '{}' is a baseline, not a method with an encoder",
-            of.as_str()
-        )));
-    }
-    if let Some(t) = super::sweep::known_dataset(dataset).filter(|&t| !of.supports(t)) {
-        return Err(Error::Config(format!(
-            "untrained.of: {} is not a {t:?}-level method, and {dataset} is a {t:?}-level dataset",
-            of.as_str()
-        )));
-    }
-    let mut cfg = self::preset(of, dataset, seed, preset)?;
-    cfg.method = MethodName::Untrained;
-    cfg.epochs = 0;
-    cfg.untrained = Some(UntrainedParams::of(of.as_str()));
-    Ok(cfg)
-}
-
-/// One row of REFERENCE.md §1.7.
-struct NodeRow {
-    epochs: usize,
-    lr: f64,
-    wd: f64,
-    act: &'static str,
-    hidden: usize,
-    proj: usize,
-    edge_drop: [f64; 2],
-    feature_drop: [f64; 2],
-    tau: f64,
-    /// Paper ranges (inclusive), Table 7.
-    k1: [usize; 2],
-    k2: [usize; 2],
-}
-
-fn node_row(dataset: &str, paper: bool) -> Result<NodeRow> {
-    let d = dataset.to_ascii_lowercase();
-    #[rustfmt::skip]
-    let row = match (d.as_str(), paper) {
-        ("cora", false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        ("cora", true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        ("citeseer", false) => NodeRow { epochs: 600, lr: 1e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.3, 0.3], tau: 0.8, k1: [2, 4], k2: [1, 3] },
-        ("citeseer", true) => NodeRow { epochs: 400, lr: 1e-5, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.2], tau: 0.9, k1: [2, 4], k2: [1, 3] },
-        ("pubmed", _) => NodeRow { epochs: 900, lr: 2e-3, wd: 1e-5, act: "relu", hidden: 512, proj: 128, edge_drop: [0.5, 0.4], feature_drop: [0.3, 0.5], tau: 0.4, k1: [0, 3], k2: [0, 3] },
-        ("coauthor-cs", _) => NodeRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4, k1: [0, 3], k2: [1, 3] },
-        ("amazon-photo", _) => NodeRow { epochs: 1500, lr: 1e-3, wd: 0.0, act: "prelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.4], feature_drop: [0.2, 0.3], tau: 0.3, k1: [3, 5], k2: [1, 3] },
-        ("amazon-computers", false) => NodeRow { epochs: 2000, lr: 8e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
-        ("amazon-computers", true) => NodeRow { epochs: 2000, lr: 1e-3, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
-        // Any other node set (e.g. a synthetic one) gets Cora's code settings.
-        (_, false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        (_, true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-    };
-    Ok(row)
-}
-
-fn node_preset(dataset: &str, seed: u64, preset: &str) -> Result<RunConfig> {
-    let paper = match preset {
-        "code" => false,
-        "paper" => true,
-        other => {
-            return Err(Error::Config(format!(
-                "unknown node preset '{other}': expected code or paper"
-            )))
-        }
-    };
-    let row = node_row(dataset, paper)?;
-    let d = dataset.to_ascii_lowercase();
-    let citation = matches!(d.as_str(), "cora" | "citeseer" | "pubmed");
-    let eval_k = if !paper || matches!(d.as_str(), "cora" | "citeseer") {
-        2
-    } else {
-        1
-    };
-    let ma = if paper {
-        MaParams {
-            view1: row.k1,
-            view2: row.k2,
-            constraints: Constraints::Both,
-            ..MaParams::default()
-        }
-    } else {
-        // The released code draws K from [0, 2) and K' from [0, 8) for every dataset.
-        MaParams {
-            view1: [0, 1],
-            view2: [0, 7],
-            constraints: Constraints::None,
-            ..MaParams::default()
-        }
-    };
-    Ok(RunConfig {
-        task: Task::Node,
-        method: MethodName::Base,
-        dataset: dataset.into(),
-        seed,
-        epochs: row.epochs,
-        lr: row.lr,
-        weight_decay: row.wd,
-        batch_size: 1,
-        hidden: row.hidden,
-        layers: 2,
-        features: "row-normalised".into(),
-        evaluator: "logreg".into(),
-        gin_eps: 0.0,
-        loss: InfoNceParams {
-            temperature: row.tau,
-            positive_in_denominator: true,
-            symmetric: false,
-            intra_view_negatives: false,
-            inter_view_negatives: true,
-            projector: paper,
-        },
-        ma,
-        augment: None,
-        node: Some(NodeParams {
-            preset: preset.into(),
-            edge_drop: row.edge_drop,
-            feature_drop: row.feature_drop,
-            activation: row.act.into(),
-            proj_hidden: row.proj,
-            base_k: eval_k,
-            eval_k,
-            split: if paper && citation {
-                "public".into()
-            } else {
-                "random".into()
-            },
-            loss_block_rows: 4096,
-            kmeans_restarts: 20,
-            best_test_every: 0,
-            kmeans_l2: false,
-        }),
-        simgrace: None,
-        adgcl: None,
-        untrained: None,
-        wl: None,
-        threads: 0,
-        env: Default::default(),
-    })
 }
 
 /// Puts the settings that a config leaves out while they hold their default (so that
@@ -380,9 +95,30 @@ fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> 
 mod tests {
     use super::*;
 
+    /// The preset config of `method` on `dataset`, no overrides, not validated.
+    fn preset(
+        method: MethodName,
+        dataset: &str,
+        seed: u64,
+        name: Option<&str>,
+    ) -> Result<RunConfig> {
+        let request = PresetRequest {
+            dataset,
+            task: crate::experiment::sweep::known_dataset(dataset),
+            name,
+            overrides: &Default::default(),
+        };
+        let p = (method.entry()?.preset)(&request)?;
+        Ok(RunConfig::from_preset(method, dataset, seed, p))
+    }
+
     #[test]
     fn every_method_has_a_valid_preset() {
-        for m in [MethodName::Graphcl, MethodName::Simgrace, MethodName::Adgcl] {
+        for m in [
+            MethodName::parse("graphcl").unwrap(),
+            MethodName::parse("simgrace").unwrap(),
+            MethodName::parse("adgcl").unwrap(),
+        ] {
             preset(m, "MUTAG", 0, None).unwrap().validate().unwrap();
         }
         for d in [
@@ -394,7 +130,7 @@ mod tests {
             "Amazon-Computers",
         ] {
             for p in ["code", "paper"] {
-                preset(MethodName::Base, d, 0, Some(p))
+                preset(MethodName::parse("base").unwrap(), d, 0, Some(p))
                     .unwrap()
                     .validate()
                     .unwrap();
@@ -405,7 +141,7 @@ mod tests {
     #[test]
     fn overrides_merge_and_unknown_keys_fail() {
         let mut spec = RunSpec {
-            method: Some(MethodName::Graphcl),
+            method: Some(MethodName::parse("graphcl").unwrap()),
             dataset: "MUTAG".into(),
             ..Default::default()
         };
@@ -443,7 +179,7 @@ mod tests {
     #[test]
     fn a_reading_sets_its_switches_and_switches_beside_it_win() {
         let cur = resolve(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true}}),
         )
@@ -455,7 +191,7 @@ mod tests {
             "the default label is unchanged"
         );
         let code = resolve(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true, "reading": "code"}}),
         )
@@ -480,7 +216,7 @@ mod tests {
         );
         // a switch given beside the reading wins and shows in the label
         let negk = resolve(
-            MethodName::Simgrace,
+            MethodName::parse("simgrace").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true, "reading": "code", "k_branch": "negatives", "gin_mode": "gin-sum"}}),
         )
@@ -489,7 +225,7 @@ mod tests {
         assert_eq!(negk.ma.redraw, Redraw::Epoch);
         assert_eq!(negk.ma_label(), "ARS code gin-sum k_branch=negatives");
         let cons = resolve(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true, "constraints": "sum", "redraw": "epoch"}}),
         )
@@ -500,7 +236,7 @@ mod tests {
         );
         assert_eq!(
             resolve(
-                MethodName::Graphcl,
+                MethodName::parse("graphcl").unwrap(),
                 "MUTAG",
                 serde_json::json!({"ma": {"enabled": true, "reading": "paper"}})
             )
@@ -509,7 +245,7 @@ mod tests {
             "ARS paper"
         );
         let err = resolve(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"reading": "codes"}}),
         )
@@ -518,7 +254,7 @@ mod tests {
         assert!(err.contains("unknown MA reading 'codes'"), "{err}");
         // exclusive ranges need room below the upper bound
         let err = resolve(
-            MethodName::Graphcl,
+            MethodName::parse("graphcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"reading": "code", "view1": [1, 1]}}),
         )
@@ -527,7 +263,7 @@ mod tests {
         assert!(err.contains("ma.view1") && err.contains("empty"), "{err}");
         // graph-level switches are refused at node level
         let err = resolve(
-            MethodName::Base,
+            MethodName::parse("base").unwrap(),
             "Cora",
             serde_json::json!({"ma": {"reading": "code"}}),
         )
@@ -567,14 +303,24 @@ mod tests {
 
     #[test]
     fn the_adgcl_augmenter_follows_ma_unless_given() {
-        let learned = resolve(MethodName::Adgcl, "MUTAG", serde_json::json!({})).unwrap();
+        let learned = resolve(
+            MethodName::parse("adgcl").unwrap(),
+            "MUTAG",
+            serde_json::json!({}),
+        )
+        .unwrap();
         assert_eq!(
-            learned.adgcl.as_ref().unwrap().augmenter,
+            learned
+                .sections
+                .get::<AdgclParams>()
+                .unwrap()
+                .unwrap()
+                .augmenter,
             Some(Augmenter::Learned)
         );
         assert_eq!(learned.method_label(), "adgcl");
         let control = resolve(
-            MethodName::Adgcl,
+            MethodName::parse("adgcl").unwrap(),
             "MUTAG",
             serde_json::json!({"adgcl": {"augmenter": "fixed"}}),
         )
@@ -582,19 +328,22 @@ mod tests {
         assert_eq!(control.method_label(), "adgcl-fixed");
         assert_eq!(control.ma_label(), "none");
         let ma = resolve(
-            MethodName::Adgcl,
+            MethodName::parse("adgcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true}}),
         )
         .unwrap();
-        assert_eq!(ma.adgcl.as_ref().unwrap().augmenter, Some(Augmenter::Fixed));
+        assert_eq!(
+            ma.sections.get::<AdgclParams>().unwrap().unwrap().augmenter,
+            Some(Augmenter::Fixed)
+        );
         assert_eq!(
             ma.method_label(),
             "adgcl-fixed",
             "AD-GCL+MA pairs with its control"
         );
         let err = resolve(
-            MethodName::Adgcl,
+            MethodName::parse("adgcl").unwrap(),
             "MUTAG",
             serde_json::json!({"ma": {"enabled": true}, "adgcl": {"augmenter": "learned"}}),
         )
@@ -602,16 +351,20 @@ mod tests {
         .to_string();
         assert!(err.contains("adgcl.augmenter"), "{err}");
         assert_eq!(
-            resolve(MethodName::Graphcl, "MUTAG", serde_json::json!({}))
-                .unwrap()
-                .method_label(),
+            resolve(
+                MethodName::parse("graphcl").unwrap(),
+                "MUTAG",
+                serde_json::json!({})
+            )
+            .unwrap()
+            .method_label(),
             "graphcl"
         );
     }
 
     #[test]
     fn numeric_environment_is_recorded_and_checked() {
-        let base = preset(MethodName::Graphcl, "MUTAG", 0, None).unwrap();
+        let base = preset(MethodName::parse("graphcl").unwrap(), "MUTAG", 0, None).unwrap();
         // Nothing set: nothing recorded, config and hash as before.
         let mut a = base.clone();
         a.fill_env_from(|_| None).unwrap();
@@ -648,7 +401,7 @@ mod tests {
 
     #[test]
     fn hash_depends_on_every_field() {
-        let a = preset(MethodName::Graphcl, "MUTAG", 0, None).unwrap();
+        let a = preset(MethodName::parse("graphcl").unwrap(), "MUTAG", 0, None).unwrap();
         let mut b = a.clone();
         assert_eq!(a.hash(), b.hash());
         b.seed = 1;
@@ -660,7 +413,13 @@ mod tests {
     /// stay valid, and a row that names none of them ran the default.
     #[test]
     fn citeseer_readings_are_recorded_only_when_set() {
-        let base = preset(MethodName::Base, "CiteSeer", 0, Some("paper")).unwrap();
+        let base = preset(
+            MethodName::parse("base").unwrap(),
+            "CiteSeer",
+            0,
+            Some("paper"),
+        )
+        .unwrap();
         let json = serde_json::to_value(&base).unwrap();
         for key in ["best_test_every", "kmeans_l2"] {
             assert!(json["node"].get(key).is_none(), "{key}");
@@ -671,7 +430,7 @@ mod tests {
         assert_eq!(back, base);
         let resolve = |over: serde_json::Value| {
             let spec = crate::experiment::config::RunSpec {
-                method: Some(MethodName::Base),
+                method: Some(MethodName::parse("base").unwrap()),
                 dataset: "CiteSeer".into(),
                 seed: 0,
                 preset: Some("paper".into()),

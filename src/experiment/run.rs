@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use tch::Device;
 
-use super::config::{RunConfig, Task};
+use super::config::{NodeParams, RunConfig, Task};
 use crate::data::{self, DataConfig};
 use crate::error::{Error, Result};
 use crate::eval::evaluator::{Evaluator as _, GridSearchCv, HostMatrix};
@@ -443,10 +443,7 @@ fn run_node(
     data_cfg: &DataConfig,
 ) -> Result<RunOutcome> {
     let ds = data::load_node_dataset(&cfg.dataset, data_cfg)?;
-    let node = cfg
-        .node
-        .clone()
-        .ok_or_else(|| Error::Config("node settings missing".into()))?;
+    let node = cfg.sections.require::<NodeParams>(cfg.method.as_str())?;
     // one split, drawn once for every evaluation of the run
     let splits = node_protocol(&node.split, &ds)?.splits(&ds.labels, ds.num_nodes, cfg.seed)?;
     let probe = NodeLogReg {

@@ -1256,13 +1256,15 @@ fn dataset_size(name: &str) -> (f64, f64, f64) {
 /// `results/graph_ma/graph_ma.csv`; only the ratios between cells matter, to deal shards evenly.
 pub fn estimated_cost(cfg: &RunConfig) -> f64 {
     let (graphs, nodes, edges) = dataset_size(cfg.dataset.as_str());
-    let epochs = cfg.epochs.max(1) as f64;
-    let train = match cfg.method {
-        MethodName::Graphcl => 2.5e-6 * epochs * (nodes + edges),
-        MethodName::Simgrace => 6.0e-6 * epochs * (nodes + edges),
-        MethodName::Adgcl => 5.0e-6 * epochs * (nodes + edges),
-        MethodName::Base => 2.0e-9 * epochs * nodes * nodes + 1e-6 * epochs * edges,
-        _ => 5.0e-6 * epochs * (nodes + edges),
+    let size = crate::methods::DataSize {
+        graphs,
+        nodes,
+        edges,
+    };
+    // The method's own hint ([`crate::methods::MethodEntry::cost`]).
+    let train = match cfg.method.entry() {
+        Ok(entry) => (entry.cost)(&cfg.settings(), &size),
+        Err(_) => 5.0e-6 * cfg.epochs.max(1) as f64 * (nodes + edges),
     };
     let eval = match cfg.evaluator.as_str() {
         "svc-rbf" => 3.0e-6 * graphs * graphs,

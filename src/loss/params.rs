@@ -30,6 +30,20 @@ pub struct InfoNceParams {
 }
 
 impl InfoNceParams {
+    /// The graph-level loss of GraphCL's code, which SimGRACE and AD-GCL share: NT-Xent at
+    /// T = 0.2, the positive left out of the denominator, inter-view negatives only, with
+    /// the projection head; one way (anchor → candidates) unless `symmetric`.
+    pub fn graph_level(symmetric: bool) -> InfoNceParams {
+        InfoNceParams {
+            temperature: 0.2,
+            positive_in_denominator: false,
+            symmetric,
+            intra_view_negatives: false,
+            inter_view_negatives: true,
+            projector: true,
+        }
+    }
+
     /// Why the loss would have no negatives at all (neither inter- nor intra-view ones:
     /// the loss is then zero or undefined, whatever the embeddings), or `None`.
     pub fn missing_negatives(&self) -> Option<String> {

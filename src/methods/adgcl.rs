@@ -17,17 +17,19 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
-use super::MethodEntry;
 use super::{embed_encoder, GraphData, GraphMethod};
 use super::{Checked, GraphRunner, MethodParams, Selection};
+use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
 use crate::graph::{Batch, GraphTensors};
-use crate::loss::InfoNce;
-use crate::ma::{self, ScheduleSampler};
+use crate::loss::{InfoNce, InfoNceParams};
+use crate::ma::{self, MaParams, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::Task;
-use crate::params::{check_ratio, check_size, ParamGuard, MAX_WIDTH};
+use crate::params::{
+    bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, MAX_WIDTH,
+};
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
 
@@ -60,7 +62,7 @@ pub enum Augmenter {
 }
 
 impl Default for AdgclParams {
-    /// The official code's defaults (used where a config has no `adgcl` section).
+    /// The official code's defaults.
     fn default() -> Self {
         AdgclParams {
             view_lr: 1e-3,
@@ -73,6 +75,10 @@ impl Default for AdgclParams {
             augmenter: None,
         }
     }
+}
+
+impl Section for AdgclParams {
+    const KEY: &'static str = "adgcl";
 }
 
 impl ParamGuard for AdgclParams {
@@ -163,14 +169,12 @@ pub struct AdGcl {
 }
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "adgcl",
-    aliases: &["ad-gcl"],
-    tasks: &[Task::Graph],
-    baseline: false,
-    preset: "adgcl",
-    about: "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
-    build: |p, data, device, progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "adgcl",
+    &[Task::Graph],
+    "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
+    preset,
+    |p, data, device, progress| {
         let g = data.graphs("adgcl")?;
         Ok(Box::new(GraphRunner::new(
             AdGcl::new(p, g.dim, device)?,
@@ -179,11 +183,73 @@ pub static ENTRY: MethodEntry = MethodEntry {
             progress,
         )))
     },
-};
+)
+.aliases(&["ad-gcl"])
+.sections(&[section::<AdgclParams>()])
+.cost(|p, size| 5.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges))
+.normalise(|p| {
+    // Left out, the augmenter follows MA: fixed with MA, learned without.
+    let ma = p.ma.enabled;
+    if let Ok(Some(a)) = p.sections.get::<AdgclParams>() {
+        if a.augmenter.is_none() {
+            let mut a = a.into_inner();
+            a.augmenter = Some(if ma {
+                Augmenter::Fixed
+            } else {
+                Augmenter::Learned
+            });
+            // `set` fails only for values JSON cannot hold; these are plain numbers.
+            let _ = p.sections.set(&a);
+        }
+    }
+})
+.check(|p| {
+    let a = p.sections.require::<AdgclParams>("adgcl")?;
+    if a.augmenter == Some(Augmenter::Learned) && p.ma.enabled {
+        return Err(bad(
+            "adgcl.augmenter",
+            "AD-GCL+MA replaces the learned augmenter by edge dropping and attribute \
+             masking (the paper's appendix): set adgcl.augmenter = fixed or turn MA off",
+        ));
+    }
+    Ok(())
+})
+// With the fixed augmenter (AD-GCL+MA's control, and AD-GCL+MA) rows say `adgcl-fixed`.
+.label(|entry, p| match p.sections.get::<AdgclParams>() {
+    Ok(Some(a)) if a.augmenter == Some(Augmenter::Fixed) => "adgcl-fixed".into(),
+    _ => entry.name.into(),
+});
+
+/// AD-GCL's unsupervised TU setup (REFERENCE.md §1.4; the official code's defaults):
+/// 150 epochs, Adam at 1e-3 for the encoder and the view learner, batch 32, a 5-layer GIN
+/// of width 32, symmetric NT-Xent at T = 0.2, λ = 5, scored by a linear SVM with the
+/// epoch chosen on validation folds.
+fn preset(req: &PresetRequest) -> Result<Preset> {
+    if req.name.is_some() {
+        return Err(req.unknown_name(&ENTRY));
+    }
+    let mut sections = MethodTable::default();
+    sections.set(&AdgclParams::default())?;
+    Ok(Preset {
+        task: Task::Graph,
+        epochs: 150,
+        lr: 1e-3,
+        weight_decay: 0.0,
+        batch_size: 32,
+        hidden: 32,
+        layers: 5,
+        features: "adgcl".into(),
+        evaluator: "linear-svc".into(),
+        gin_eps: 0.0,
+        loss: InfoNceParams::graph_level(true),
+        ma: MaParams::default(),
+        sections,
+    })
+}
 
 impl AdGcl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<AdGcl> {
-        let ad = p.adgcl.clone().unwrap_or_default();
+        let ad = p.sections.require::<AdgclParams>("adgcl")?;
         let gin = &p.gin;
         let encoder_in = |path: &nn::Path| {
             let mut e = GinEncoder::new(

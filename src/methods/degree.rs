@@ -2,23 +2,23 @@
 //! has labels) and of its node degrees, with the same SVM as `wl` — the trivial floor,
 //! what a classifier gets from the labels and degree distribution alone
 //! ([`crate::data::wl::degree_histogram`]).
-use super::wl::count_baseline;
+use super::wl::{count_baseline, kernel_preset};
 use super::MethodEntry;
 use crate::params::Task;
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "degree",
-    aliases: &["degree-histogram"],
-    tasks: &[Task::Graph],
-    baseline: true,
-    preset: "wl",
-    about: "node-label and degree histograms + the SVM (the trivial graph-level floor)",
-    build: |_p, data, _device, _progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "degree",
+    &[Task::Graph],
+    "node-label and degree histograms + the SVM (the trivial graph-level floor)",
+    kernel_preset,
+    |_p, data, _device, _progress| {
         let g = data.graphs("degree")?;
         Ok(Box::new(count_baseline(
             g,
             crate::data::wl::degree_histogram,
         )?))
     },
-};
+)
+.aliases(&["degree-histogram"])
+.baseline();

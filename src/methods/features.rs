@@ -3,17 +3,20 @@
 //! splits. What the graph adds over the features alone (Veličković et al. 2019, Table 2,
 //! "Raw features").
 use super::{Embeddings, FixedEmbeddings, MethodEntry};
-use crate::params::Task;
+use crate::params::{section, Task};
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "features",
-    aliases: &["raw-features"],
-    tasks: &[Task::Node],
-    baseline: true,
-    preset: "base",
-    about: "raw node features + the logistic-regression probe (the node-level floor)",
-    build: |_p, data, _device, _progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "features",
+    &[Task::Node],
+    "raw node features + the logistic-regression probe (the node-level floor)",
+    // The base model's features, splits and probe; nothing to train.
+    |req| {
+        let mut p = req.of(&super::node::ENTRY)?;
+        p.epochs = 0;
+        Ok(p)
+    },
+    |_p, data, _device, _progress| {
         let ds = data.nodes("features")?;
         let m = ds.features.row_normalized();
         let mut x = vec![0f32; m.rows * m.cols];
@@ -26,4 +29,9 @@ pub static ENTRY: MethodEntry = MethodEntry {
             x, m.rows, m.cols,
         ))))
     },
-};
+)
+.aliases(&["raw-features"])
+.baseline()
+// The split and probe settings are the base model's.
+.sections(&[section::<super::node::NodeParams>()])
+.preset_names(&["code", "paper"]);

@@ -5,15 +5,15 @@
 use tch::Device;
 
 use super::optim::Adam;
-use super::MethodEntry;
 use super::{Checked, GraphRunner, MethodParams};
 use super::{GraphData, GraphMethod, Tower};
-use crate::augment::{self, augment_views, Augmentor};
+use super::{MethodEntry, Preset, PresetRequest};
+use crate::augment::{self, augment_views, AugParams, Augmentor};
 use crate::error::Result;
 use crate::graph::Batch;
-use crate::loss::InfoNce;
-use crate::ma::{self, ScheduleSampler};
-use crate::params::Task;
+use crate::loss::{InfoNce, InfoNceParams};
+use crate::ma::{self, MaParams, ScheduleSampler};
+use crate::params::{section, MethodTable, Task};
 
 pub struct GraphCl {
     pub model: Tower,
@@ -27,14 +27,12 @@ pub struct GraphCl {
 }
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "graphcl",
-    aliases: &[],
-    tasks: &[Task::Graph],
-    baseline: false,
-    preset: "graphcl",
-    about: "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
-    build: |p, data, device, progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "graphcl",
+    &[Task::Graph],
+    "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
+    preset,
+    |p, data, device, progress| {
         let g = data.graphs("graphcl")?;
         Ok(Box::new(GraphRunner::new(
             GraphCl::new(p, g.dim, device)?,
@@ -43,13 +41,42 @@ pub static ENTRY: MethodEntry = MethodEntry {
             progress,
         )))
     },
-};
+)
+.sections(&[section::<AugParams>()])
+.cost(|p, size| 2.5e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
+
+/// GraphCL's unsupervised TU setup (REFERENCE.md §1.2; the official `unsupervised_TU`
+/// code): 20 epochs, Adam at 0.01, batch 128, a 3-layer GIN of width 32 with sum readout,
+/// NT-Xent at T = 0.2 with the original graph as anchor, random pairs of augmentations
+/// at ratio 0.1 (subgraph 0.2), embeddings scored by an RBF SVM in 10-fold CV.
+fn preset(req: &PresetRequest) -> Result<Preset> {
+    if req.name.is_some() {
+        return Err(req.unknown_name(&ENTRY));
+    }
+    let mut sections = MethodTable::default();
+    sections.set(&AugParams::default())?;
+    Ok(Preset {
+        task: Task::Graph,
+        epochs: 20,
+        lr: 0.01,
+        weight_decay: 0.0,
+        batch_size: 128,
+        hidden: 32,
+        layers: 3,
+        features: "graphcl".into(),
+        evaluator: "svc-rbf".into(),
+        gin_eps: 0.0,
+        loss: InfoNceParams::graph_level(false),
+        ma: MaParams::default(),
+        sections,
+    })
+}
 
 impl GraphCl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<GraphCl> {
         let model = Tower::new(&p.gin, &p.ma, input_dim, device);
         let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
-        let aug = p.augment.clone().unwrap_or_default();
+        let aug = p.sections.require::<AugParams>("graphcl")?;
         let sampler = ma::sampler(
             &p.ma,
             p.gin.layers,

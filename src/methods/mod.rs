@@ -8,7 +8,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use crate::augment::AugParams;
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView};
 use crate::loss::InfoNceParams;
@@ -16,7 +15,9 @@ use crate::ma::MaParams;
 use crate::nn::GinParams;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::Task;
-use crate::params::{bad, check_size, Checked, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
+use crate::params::{
+    bad, check_size, Checked, MethodTable, ParamGuard, SectionSpec, MAX_BATCH_SIZE, MAX_EPOCHS,
+};
 use crate::rng::{self, streams};
 
 pub mod adgcl;
@@ -62,7 +63,31 @@ pub trait GraphMethod {
 pub type BuildFn =
     for<'a> fn(&Checked<MethodParams>, TrainData<'a>, Device, bool) -> Result<Box<dyn Method + 'a>>;
 
-/// One method.
+/// A method's settings for a dataset ([`MethodEntry::preset`]).
+pub type PresetFn = fn(&PresetRequest) -> Result<Preset>;
+
+/// Rough CPU-seconds of one thread to train `epochs` epochs on data of `size`; only ratios
+/// between cells matter (a sweep deals its cells to workers by them).
+pub type CostFn = fn(&Preset, &DataSize) -> f64;
+
+/// The name result rows give a run of the method (an untrained encoder is
+/// `untrained-<method>`, AD-GCL with its fixed augmenter `adgcl-fixed`).
+pub type LabelFn = fn(&MethodEntry, &Preset) -> String;
+
+/// Rules that join a method's sections with the shared settings (run after every
+/// section passed its own check).
+pub type CheckFn = fn(&Preset) -> Result<()>;
+
+/// Fills in what a method's settings leave to others (AD-GCL's augmenter follows MA).
+pub type NormaliseFn = fn(&mut Preset);
+
+/// The method whose encoder a method uses (the untrained baseline's `untrained.of`):
+/// its sections are allowed in the configuration too.
+pub type WrapsFn = fn(&MethodTable) -> Result<Option<&'static MethodEntry>>;
+
+/// One method: names, levels, its own settings (sections, presets, cost hint, checks) and
+/// its constructor. Built with [`MethodEntry::new`] and the setters after it, in a
+/// `static` beside the method; one line of [`registry::BUILTIN`] lists it.
 pub struct MethodEntry {
     /// The name configs and result rows use.
     pub name: &'static str,
@@ -71,16 +96,229 @@ pub struct MethodEntry {
     /// The levels it runs at (the `untrained` baseline runs at both).
     pub tasks: &'static [Task],
     /// A floor (untrained encoder, graph kernel, raw features) rather than a method that
-    /// learns: it cannot be the encoder of `untrained`, and MA does not apply to it unless
-    /// it has an encoder.
+    /// learns: it cannot be the encoder of `untrained`, it makes no gradient step, and MA
+    /// does not apply to it unless it has an encoder.
     pub baseline: bool,
-    /// The built-in method whose presets (hyper-parameters per dataset, features,
-    /// evaluator) a new method's configurations start from; a built-in names itself.
-    pub preset: &'static str,
     /// One line for `--help` and error messages.
     pub about: &'static str,
+    /// The configuration sections holding the method's own hyper-parameters.
+    pub sections: &'static [SectionSpec],
+    /// The method's settings for a dataset (hyper-parameters, features, evaluator).
+    pub preset: PresetFn,
+    /// The named presets [`Self::preset`] accepts beside the default (e.g. `code`, `paper`).
+    pub preset_names: &'static [&'static str],
+    pub cost: CostFn,
+    pub label: LabelFn,
+    pub check: CheckFn,
+    pub normalise: NormaliseFn,
+    pub wraps: WrapsFn,
     /// Builds the method (the last argument: whether to draw progress bars).
     pub build: BuildFn,
+}
+
+impl MethodEntry {
+    /// An entry with no sections of its own, the generic cost hint (per node and edge per
+    /// epoch), its name as row label, no extra checks.
+    pub const fn new(
+        name: &'static str,
+        tasks: &'static [Task],
+        about: &'static str,
+        preset: PresetFn,
+        build: BuildFn,
+    ) -> MethodEntry {
+        MethodEntry {
+            name,
+            aliases: &[],
+            tasks,
+            baseline: false,
+            about,
+            sections: &[],
+            preset,
+            preset_names: &[],
+            cost: |p, size| 5.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges),
+            label: |entry, _| entry.name.to_string(),
+            check: |_| Ok(()),
+            normalise: |_| {},
+            wraps: |_| Ok(None),
+            build,
+        }
+    }
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+    /// Marks a floor ([`Self::baseline`]).
+    pub const fn baseline(mut self) -> Self {
+        self.baseline = true;
+        self
+    }
+    pub const fn sections(mut self, sections: &'static [SectionSpec]) -> Self {
+        self.sections = sections;
+        self
+    }
+    pub const fn preset_names(mut self, names: &'static [&'static str]) -> Self {
+        self.preset_names = names;
+        self
+    }
+    pub const fn cost(mut self, cost: CostFn) -> Self {
+        self.cost = cost;
+        self
+    }
+    pub const fn label(mut self, label: LabelFn) -> Self {
+        self.label = label;
+        self
+    }
+    pub const fn check(mut self, check: CheckFn) -> Self {
+        self.check = check;
+        self
+    }
+    pub const fn normalise(mut self, normalise: NormaliseFn) -> Self {
+        self.normalise = normalise;
+        self
+    }
+    pub const fn wraps(mut self, wraps: WrapsFn) -> Self {
+        self.wraps = wraps;
+        self
+    }
+    /// Whether it runs at level `task`.
+    pub fn supports(&self, task: Task) -> bool {
+        self.tasks.contains(&task)
+    }
+    /// The sections a configuration of this method may hold: its own, and those of the
+    /// method it wraps.
+    pub fn allowed_sections(&self, table: &MethodTable) -> Result<Vec<SectionSpec>> {
+        let mut v = self.sections.to_vec();
+        if let Some(inner) = (self.wraps)(table)? {
+            v.extend(inner.allowed_sections(table)?);
+        }
+        Ok(v)
+    }
+    /// Checks a method's settings: every section present is one it uses and passes its own
+    /// check, the sections it needs are there, and the method's own rules hold.
+    pub fn check_preset(&self, p: &Preset) -> Result<()> {
+        let allowed = self.allowed_sections(&p.sections)?;
+        for key in p.sections.keys() {
+            let spec = allowed.iter().find(|s| s.key == key).ok_or_else(|| {
+                Error::Config(format!(
+                    "unknown setting '{key}' (not used by method {})",
+                    self.name
+                ))
+            })?;
+            (spec.check)(&p.sections.value(key).unwrap_or_default())?;
+        }
+        for spec in allowed {
+            if !p.sections.contains(spec.key) {
+                return Err(bad(
+                    spec.key,
+                    format!("{} needs its `{}` settings", self.name, spec.key),
+                ));
+            }
+        }
+        (self.check)(p)
+    }
+}
+
+/// What a preset is asked for.
+#[derive(Clone, Debug)]
+pub struct PresetRequest<'a> {
+    pub dataset: &'a str,
+    /// The dataset's level where the data registry knows it (`None`: a user's file).
+    pub task: Option<Task>,
+    /// A named preset ([`MethodEntry::preset_names`]); `None` for the default.
+    pub name: Option<&'a str>,
+    /// The run's overrides, for a preset that depends on one (the untrained baseline
+    /// starts from the preset of the method named by `untrained.of`).
+    pub overrides: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl PresetRequest<'_> {
+    /// The override `section.key` as a string, if given.
+    pub fn override_str(&self, section: &str, key: &str) -> Result<Option<&str>> {
+        match self.overrides.get(section).and_then(|s| s.get(key)) {
+            None => Ok(None),
+            Some(v) => v.as_str().map(Some).ok_or_else(|| {
+                bad(
+                    &format!("{section}.{key}"),
+                    format!("expected a name, got {v}"),
+                )
+            }),
+        }
+    }
+    /// The request for another method's preset (same dataset, name and overrides).
+    pub fn of(&self, entry: &MethodEntry) -> Result<Preset> {
+        (entry.preset)(self)
+    }
+    /// A preset name this method does not know.
+    pub fn unknown_name(&self, entry: &MethodEntry) -> Error {
+        let known: Vec<&str> = entry.preset_names.to_vec();
+        Error::Config(format!(
+            "method {} has no preset '{}'{}",
+            entry.name,
+            self.name.unwrap_or(""),
+            if known.is_empty() {
+                " (it has only its default)".to_string()
+            } else {
+                format!(": expected one of {}", known.join(", "))
+            }
+        ))
+    }
+}
+
+/// A method's settings: everything in a run's configuration but the run's identity
+/// (method, dataset, seed) and machine (threads, numeric environment). The experiment
+/// layer's `RunConfig` is a preset with those added.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    pub task: Task,
+    pub epochs: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    pub batch_size: usize,
+    pub hidden: usize,
+    pub layers: usize,
+    /// Node features: a preset name or a kind (see the data layer).
+    pub features: String,
+    /// The evaluator's name.
+    pub evaluator: String,
+    /// GIN's ε (graph level).
+    pub gin_eps: f64,
+    pub loss: InfoNceParams,
+    pub ma: MaParams,
+    /// The method's own sections.
+    pub sections: MethodTable,
+}
+
+impl Preset {
+    /// What a method with these settings is built from, for `seed` (not checked yet).
+    pub fn method_params(&self, seed: u64) -> MethodParams {
+        MethodParams {
+            train: TrainParams {
+                seed,
+                epochs: self.epochs,
+                lr: self.lr,
+                weight_decay: self.weight_decay,
+                batch_size: self.batch_size,
+            },
+            gin: GinParams {
+                hidden: self.hidden,
+                layers: self.layers,
+                eps: self.gin_eps,
+                mode: self.ma.gin_mode,
+                pi: self.ma.pi,
+            },
+            loss: self.loss.clone(),
+            ma: self.ma.clone(),
+            sections: self.sections.clone(),
+        }
+    }
+}
+
+/// A dataset's size as a cost hint sees it (totals over all graphs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DataSize {
+    pub graphs: f64,
+    pub nodes: f64,
+    pub edges: f64,
 }
 
 /// What a method trains on.
@@ -301,9 +539,8 @@ impl ParamGuard for TrainParams {
     }
 }
 
-/// Everything a method is built from: the shared optimisation settings and each stage's
-/// parameters. The method-specific sections are present for their method (the experiment
-/// layer's presets fill them in).
+/// Everything a method is built from: the shared optimisation settings, the shared
+/// stages' parameters and the method's own sections.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MethodParams {
     pub train: TrainParams,
@@ -311,43 +548,18 @@ pub struct MethodParams {
     pub gin: GinParams,
     pub loss: InfoNceParams,
     pub ma: MaParams,
-    pub augment: Option<AugParams>,
-    pub node: Option<node::NodeParams>,
-    pub simgrace: Option<simgrace::SimgraceParams>,
-    pub adgcl: Option<adgcl::AdgclParams>,
-    pub untrained: Option<untrained::UntrainedParams>,
-    pub wl: Option<wl::WlParams>,
+    /// The method's own hyper-parameters ([`MethodTable::get`]).
+    pub sections: MethodTable,
 }
 
 impl ParamGuard for MethodParams {
+    /// The shared stages; the sections are checked by the method's entry
+    /// ([`MethodEntry::check_preset`]) and again when a method reads one.
     fn check_ref(&self) -> Result<()> {
         self.train.check_ref()?;
-        if let Some(u) = &self.untrained {
-            u.check_ref()?;
-        }
-        if let Some(w) = &self.wl {
-            w.check_ref()?;
-        }
         self.ma.check_ref()?;
         self.gin.check_ref()?;
-        self.loss.check_ref()?;
-        if let Some(a) = &self.augment {
-            a.check_ref()?;
-        }
-        if let Some(n) = &self.node {
-            n.check_ref()?;
-        }
-        if let Some(a) = &self.adgcl {
-            a.check_ref()?;
-            if a.augmenter == Some(adgcl::Augmenter::Learned) && self.ma.enabled {
-                return Err(bad(
-                    "adgcl.augmenter",
-                    "AD-GCL+MA replaces the learned augmenter by edge dropping and attribute \
-                     masking (the paper's appendix): set adgcl.augmenter = fixed or turn MA off",
-                ));
-            }
-        }
-        Ok(())
+        self.loss.check_ref()
     }
 }
 

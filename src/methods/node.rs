@@ -10,20 +10,21 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
-use super::MethodEntry;
 use super::{check_loss, progress_bar, TrainLog};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
+use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{drop_directed_edges, feature_column_mask};
 use crate::data::NodeDataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::GraphTensors;
 use crate::kernels::PendingScalar;
-use crate::loss::InfoNce;
-use crate::ma::{self, ScheduleSampler};
+use crate::loss::{InfoNce, InfoNceParams};
+use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
 use crate::nn::gcn::{Features, GcnEncoder, NodeProjector, Propagation};
 use crate::params::Task;
 use crate::params::{
-    bad, check_ratio, check_size, ParamGuard, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
+    bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, MAX_DEPTH, MAX_EPOCHS,
+    MAX_RESTARTS, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,10 @@ pub struct NodeParams {
 
 /// The evaluation splits `node.split` accepts.
 pub const NODE_SPLITS: [&str; 3] = ["public", "public-swapped", "random"];
+
+impl Section for NodeParams {
+    const KEY: &'static str = "node";
+}
 
 impl ParamGuard for NodeParams {
     fn check_ref(&self) -> Result<()> {
@@ -157,10 +162,7 @@ fn view_graph(src: Tensor, dst: Tensor, num_nodes: usize) -> GraphTensors {
 
 impl NodeModel {
     pub fn new(p: &Checked<MethodParams>, ds: &NodeDataset, device: Device) -> Result<NodeModel> {
-        let node = p
-            .node
-            .clone()
-            .ok_or_else(|| Error::Config("a node-level run needs the [node] settings".into()))?;
+        let node = p.sections.require::<NodeParams>("base")?.into_inner();
         let propagation = if node.preset == "paper" {
             Propagation::Paper
         } else {
@@ -408,23 +410,142 @@ pub struct NodeRunner {
 }
 
 /// The registry's entry: the node-level base model (MA-GCL with MA on).
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "base",
-    aliases: &["magcl", "ma-gcl", "node"],
-    tasks: &[Task::Node],
-    baseline: false,
-    preset: "base",
-    about: "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
-    build: |p, data, device, progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "base",
+    &[Task::Node],
+    "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
+    preset,
+    |p, data, device, progress| {
         let ds = data.nodes("base")?;
-        let best_test_every = p.node.as_ref().map(|n| n.best_test_every).unwrap_or(0);
+        let best_test_every = p.sections.require::<NodeParams>("base")?.best_test_every;
         Ok(Box::new(NodeRunner {
             model: NodeModel::new(p, ds, device)?,
             progress,
             best_test_every,
         }))
     },
-};
+)
+.aliases(&["magcl", "ma-gcl", "node"])
+.sections(&[section::<NodeParams>()])
+.preset_names(&["code", "paper"])
+// The loss compares every node with every other: quadratic in the nodes.
+.cost(|p, size| {
+    let epochs = p.epochs.max(1) as f64;
+    2.0e-9 * epochs * size.nodes * size.nodes + 1e-6 * epochs * size.edges
+});
+
+/// One row of REFERENCE.md §1.7.
+struct NodeRow {
+    epochs: usize,
+    lr: f64,
+    wd: f64,
+    act: &'static str,
+    hidden: usize,
+    proj: usize,
+    edge_drop: [f64; 2],
+    feature_drop: [f64; 2],
+    tau: f64,
+    /// Paper ranges (inclusive), Table 7.
+    k1: [usize; 2],
+    k2: [usize; 2],
+}
+
+fn node_row(dataset: &str, paper: bool) -> Result<NodeRow> {
+    let d = dataset.to_ascii_lowercase();
+    #[rustfmt::skip]
+    let row = match (d.as_str(), paper) {
+        ("cora", false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        ("cora", true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        ("citeseer", false) => NodeRow { epochs: 600, lr: 1e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.3, 0.3], tau: 0.8, k1: [2, 4], k2: [1, 3] },
+        ("citeseer", true) => NodeRow { epochs: 400, lr: 1e-5, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.2], tau: 0.9, k1: [2, 4], k2: [1, 3] },
+        ("pubmed", _) => NodeRow { epochs: 900, lr: 2e-3, wd: 1e-5, act: "relu", hidden: 512, proj: 128, edge_drop: [0.5, 0.4], feature_drop: [0.3, 0.5], tau: 0.4, k1: [0, 3], k2: [0, 3] },
+        ("coauthor-cs", _) => NodeRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4, k1: [0, 3], k2: [1, 3] },
+        ("amazon-photo", _) => NodeRow { epochs: 1500, lr: 1e-3, wd: 0.0, act: "prelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.4], feature_drop: [0.2, 0.3], tau: 0.3, k1: [3, 5], k2: [1, 3] },
+        ("amazon-computers", false) => NodeRow { epochs: 2000, lr: 8e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
+        ("amazon-computers", true) => NodeRow { epochs: 2000, lr: 1e-3, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
+        // Any other node set (e.g. a synthetic one) gets Cora's code settings.
+        (_, false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        (_, true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+    };
+    Ok(row)
+}
+
+/// The base model's settings on a dataset: `code` (default; the released code's
+/// per-dataset configuration) or `paper` (the paper's Table 7), REFERENCE.md §1.7.
+pub fn preset(req: &PresetRequest) -> Result<Preset> {
+    let name = req.name.unwrap_or("code");
+    let paper = match name {
+        "code" => false,
+        "paper" => true,
+        _ => return Err(req.unknown_name(&ENTRY)),
+    };
+    let dataset = req.dataset;
+    let row = node_row(dataset, paper)?;
+    let d = dataset.to_ascii_lowercase();
+    let citation = matches!(d.as_str(), "cora" | "citeseer" | "pubmed");
+    let eval_k = if !paper || matches!(d.as_str(), "cora" | "citeseer") {
+        2
+    } else {
+        1
+    };
+    let ma = if paper {
+        MaParams {
+            view1: row.k1,
+            view2: row.k2,
+            constraints: Constraints::Both,
+            ..MaParams::default()
+        }
+    } else {
+        // The released code draws K from [0, 2) and K' from [0, 8) for every dataset.
+        MaParams {
+            view1: [0, 1],
+            view2: [0, 7],
+            constraints: Constraints::None,
+            ..MaParams::default()
+        }
+    };
+    let mut sections = MethodTable::default();
+    sections.set(&NodeParams {
+        preset: name.into(),
+        edge_drop: row.edge_drop,
+        feature_drop: row.feature_drop,
+        activation: row.act.into(),
+        proj_hidden: row.proj,
+        base_k: eval_k,
+        eval_k,
+        split: if paper && citation {
+            "public".into()
+        } else {
+            "random".into()
+        },
+        loss_block_rows: 4096,
+        kmeans_restarts: 20,
+        best_test_every: 0,
+        kmeans_l2: false,
+    })?;
+    Ok(Preset {
+        task: Task::Node,
+        epochs: row.epochs,
+        lr: row.lr,
+        weight_decay: row.wd,
+        batch_size: 1,
+        hidden: row.hidden,
+        layers: 2,
+        features: "row-normalised".into(),
+        evaluator: "logreg".into(),
+        gin_eps: 0.0,
+        loss: InfoNceParams {
+            temperature: row.tau,
+            positive_in_denominator: true,
+            symmetric: false,
+            intra_view_negatives: false,
+            inter_view_negatives: true,
+            projector: paper,
+        },
+        ma,
+        sections,
+    })
+}
 
 /// An embedding matrix as row-major host values.
 pub fn host_matrix(z: &Tensor) -> Result<Embeddings> {

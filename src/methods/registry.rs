@@ -1,7 +1,7 @@
 //! The methods magcl knows, by name.
 //!
-//! Each method is one [`MethodEntry`]: its name (and aliases), its task, the preset family
-//! its configurations start from, and how to build it for a dataset. The built-in entries
+//! Each method is one [`MethodEntry`]: its name (and aliases), its levels, its own
+//! configuration sections, presets and cost hint, and how to build it for a dataset. The built-in entries
 //! are listed in [`BUILTIN`]; [`register`] adds one at run time (a plugin, or a test's toy
 //! method). Adding a method to magcl is one new file under `methods/` that defines the
 //! method and its `ENTRY`, plus its line in [`BUILTIN`].
@@ -34,12 +34,6 @@ pub fn register(entry: &'static MethodEntry) -> Result<()> {
             )));
         }
     }
-    if find(entry.preset).is_err() {
-        return Err(Error::Config(format!(
-            "method {}: preset '{}' is not a known method",
-            entry.name, entry.preset
-        )));
-    }
     REGISTERED
         .write()
         .map_err(|_| Error::Config("the method registry is unusable".into()))?
@@ -69,4 +63,22 @@ pub fn find(name: &str) -> Result<&'static MethodEntry> {
                 names.join(", ")
             ))
         })
+}
+
+/// The section `key` as the method that declares it reads it (the first such method).
+pub fn section_spec(key: &str) -> Option<crate::params::SectionSpec> {
+    all()
+        .into_iter()
+        .flat_map(|e| e.sections.iter())
+        .find(|s| s.key == key)
+        .copied()
+}
+
+/// The method a run at level `task` uses when none is named: the first built-in method
+/// (not a baseline) of that level.
+pub fn default_for(task: crate::params::Task) -> Result<&'static MethodEntry> {
+    all()
+        .into_iter()
+        .find(|e| !e.baseline && e.supports(task))
+        .ok_or_else(|| Error::Config(format!("no method runs at the {task:?} level")))
 }

@@ -8,22 +8,39 @@
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
-use super::MethodEntry;
 use super::{sorted_vars, GraphData, GraphMethod, Tower};
 use super::{Checked, GraphRunner, MethodParams};
+use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
-use crate::loss::InfoNce;
-use crate::ma::{self, ScheduleSampler};
-use crate::params::Task;
+use crate::loss::{InfoNce, InfoNceParams};
+use crate::ma::{self, MaParams, ScheduleSampler};
+use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
 
-/// SimGRACE settings.
+/// SimGRACE settings (a config's `simgrace` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SimgraceParams {
+    /// The perturbation's magnitude: noise `eta · N(0, std(P)²)` on each weight tensor P.
     pub eta: f64,
+}
+
+impl Section for SimgraceParams {
+    const KEY: &'static str = "simgrace";
+}
+
+impl ParamGuard for SimgraceParams {
+    fn check_ref(&self) -> Result<()> {
+        if !(self.eta.is_finite() && self.eta >= 0.0) {
+            return Err(bad(
+                "simgrace.eta",
+                format!("must be finite and ≥ 0, got {}", self.eta),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A parameter of the model, its twin in the perturbed copy, and whether it is perturbed.
@@ -60,15 +77,12 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
 }
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "simgrace",
-    aliases: &[],
-    tasks: &[Task::Graph],
-    baseline: false,
-    preset: "simgrace",
-    about:
-        "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
-    build: |p, data, device, progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "simgrace",
+    &[Task::Graph],
+    "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
+    preset,
+    |p, data, device, progress| {
         let g = data.graphs("simgrace")?;
         Ok(Box::new(GraphRunner::new(
             SimGrace::new(p, g.dim, device)?,
@@ -77,7 +91,36 @@ pub static ENTRY: MethodEntry = MethodEntry {
             progress,
         )))
     },
-};
+)
+.sections(&[section::<SimgraceParams>()])
+.cost(|p, size| 6.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
+
+/// SimGRACE's unsupervised TU setup (REFERENCE.md §1.3; the official `unsupervised_TU`
+/// code): GraphCL's pipeline and loss with a 5-layer GIN, perturbation magnitude η = 1.
+/// Its data pipeline gives every node but the highest-indexed one of a graph a self-loop,
+/// so its GIN counts a node's own features twice: ε = 1.
+fn preset(req: &PresetRequest) -> Result<Preset> {
+    if req.name.is_some() {
+        return Err(req.unknown_name(&ENTRY));
+    }
+    let mut sections = MethodTable::default();
+    sections.set(&SimgraceParams { eta: 1.0 })?;
+    Ok(Preset {
+        task: Task::Graph,
+        epochs: 20,
+        lr: 0.01,
+        weight_decay: 0.0,
+        batch_size: 128,
+        hidden: 32,
+        layers: 5,
+        features: "graphcl".into(),
+        evaluator: "svc-rbf".into(),
+        gin_eps: 1.0,
+        loss: InfoNceParams::graph_level(false),
+        ma: MaParams::default(),
+        sections,
+    })
+}
 
 impl SimGrace {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<SimGrace> {
@@ -99,7 +142,7 @@ impl SimGrace {
             });
         }
         let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
-        let eta = p.simgrace.as_ref().map(|s| s.eta).unwrap_or(1.0);
+        let eta = p.sections.require::<SimgraceParams>("simgrace")?.eta;
         let sampler = ma::sampler(
             &p.ma,
             p.gin.layers,

@@ -18,9 +18,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::registry;
-use super::{Embed, Embeddings, Method, MethodEntry, Selection, TrainLog};
+use super::{Embed, Embeddings, Method, MethodEntry, Preset, PresetRequest, Selection, TrainLog};
 use crate::error::Result;
-use crate::params::{bad, ParamGuard, Task};
+use crate::params::{bad, section, ParamGuard, Section, Task};
 
 /// The `untrained` settings (a config's `untrained` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -43,6 +43,10 @@ impl UntrainedParams {
             batch_norm: "dataset".into(),
         }
     }
+}
+
+impl Section for UntrainedParams {
+    const KEY: &'static str = "untrained";
 }
 
 impl ParamGuard for UntrainedParams {
@@ -71,26 +75,79 @@ impl ParamGuard for UntrainedParams {
 }
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "untrained",
-    aliases: &["random-init"],
-    tasks: &[Task::Graph, Task::Node],
-    baseline: true,
-    preset: "untrained",
-    about: "a method's encoder at its seeded initialisation, no training (the floor; \
-            untrained.of names the method, graphcl or base by default)",
-    build: |p, data, device, progress| {
-        let u = p
-            .untrained
-            .as_ref()
-            .ok_or_else(|| bad("untrained", "the untrained settings are missing"))?;
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "untrained",
+    &[Task::Graph, Task::Node],
+    "a method's encoder at its seeded initialisation, no training (the floor; \
+     untrained.of names the method, graphcl or base by default)",
+    preset,
+    |p, data, device, progress| {
+        let u = p.sections.require::<UntrainedParams>("untrained")?;
         let inner = (registry::find(&u.of)?.build)(p, data, device, progress)?;
         Ok(Box::new(Untrained {
             inner,
             calibrate: u.batch_norm == "dataset",
         }))
     },
-};
+)
+.aliases(&["random-init"])
+.baseline()
+.sections(&[section::<UntrainedParams>()])
+// The encoder's method: its sections belong in the configuration too.
+.wraps(|table| match table.get::<UntrainedParams>()? {
+    Some(u) => Ok(Some(
+        registry::find(&u.of).map_err(|e| bad("untrained.of", e))?,
+    )),
+    None => Ok(None),
+})
+.check(|p| {
+    let u = p.sections.require::<UntrainedParams>("untrained")?;
+    if !registry::find(&u.of)?.supports(p.task) {
+        return Err(bad(
+            "untrained.of",
+            format!("{} is not a {:?}-level method", u.of, p.task),
+        ));
+    }
+    Ok(())
+})
+// Rows name the floor of method M `untrained-M`, which the report pairs with M.
+.label(|entry, p| match p.sections.get::<UntrainedParams>() {
+    Ok(Some(u)) => format!("{}-{}", entry.name, u.of),
+    _ => entry.name.into(),
+});
+
+/// The encoder's method's preset (`untrained.of`, else GraphCL at graph level and the
+/// base model at node level) with no epoch.
+fn preset(req: &PresetRequest) -> Result<Preset> {
+    let of = match req.override_str("untrained", "of")? {
+        Some(name) => name,
+        None if req.task == Some(Task::Node) => "base",
+        None => "graphcl",
+    };
+    let entry = registry::find(of).map_err(|e| bad("untrained.of", e))?;
+    if entry.baseline {
+        return Err(bad(
+            "untrained.of",
+            format!(
+                "'{}' is a baseline, not a method with an encoder",
+                entry.name
+            ),
+        ));
+    }
+    if let Some(t) = req.task.filter(|&t| !entry.supports(t)) {
+        return Err(bad(
+            "untrained.of",
+            format!(
+                "{} is not a {t:?}-level method, and {} is a {t:?}-level dataset",
+                entry.name, req.dataset
+            ),
+        ));
+    }
+    let mut p = req.of(entry)?;
+    p.epochs = 0;
+    p.sections.set(&UntrainedParams::of(entry.name))?;
+    Ok(p)
+}
 
 /// A built method that is never trained.
 struct Untrained<'a> {

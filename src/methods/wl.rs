@@ -12,11 +12,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Embeddings, FixedEmbeddings, GraphData, MethodEntry};
+use super::{Embeddings, FixedEmbeddings, GraphData, MethodEntry, Preset, PresetRequest};
 use crate::data::wl::{CountFeatures, WlGraph};
 use crate::error::Result;
 use crate::eval::SparseRows;
-use crate::params::{bad, check_size, ParamGuard, Task, MAX_DEPTH};
+use crate::params::{check_size, section, ParamGuard, Section, Task, MAX_DEPTH};
 
 /// The `wl` settings (a config's `wl` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -32,6 +32,10 @@ impl Default for WlParams {
     }
 }
 
+impl Section for WlParams {
+    const KEY: &'static str = "wl";
+}
+
 impl ParamGuard for WlParams {
     fn check_ref(&self) -> Result<()> {
         check_size("wl.iterations", self.iterations, MAX_DEPTH)
@@ -39,24 +43,34 @@ impl ParamGuard for WlParams {
 }
 
 /// The registry's entry.
-pub static ENTRY: MethodEntry = MethodEntry {
-    name: "wl",
-    aliases: &["wl-subtree", "weisfeiler-lehman"],
-    tasks: &[Task::Graph],
-    baseline: true,
-    preset: "wl",
-    about: "Weisfeiler-Lehman subtree features + the SVM (a classical graph-kernel floor)",
-    build: |p, data, _device, _progress| {
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "wl",
+    &[Task::Graph],
+    "Weisfeiler-Lehman subtree features + the SVM (a classical graph-kernel floor)",
+    |req| {
+        let mut p = kernel_preset(req)?;
+        p.sections.set(&WlParams::default())?;
+        Ok(p)
+    },
+    |p, data, _device, _progress| {
         let g = data.graphs("wl")?;
-        let h =
-            p.wl.as_ref()
-                .ok_or_else(|| bad("wl", "the wl settings are missing"))?
-                .iterations;
+        let h = p.sections.require::<WlParams>("wl")?.iterations;
         Ok(Box::new(count_baseline(g, |graphs| {
             crate::data::wl::wl_subtree(graphs, h)
         })?))
     },
-};
+)
+.aliases(&["wl-subtree", "weisfeiler-lehman"])
+.baseline()
+.sections(&[section::<WlParams>()]);
+
+/// The graph-kernel floors' settings: GraphCL's features and SVM, nothing to train.
+pub fn kernel_preset(req: &PresetRequest) -> Result<Preset> {
+    let mut p = req.of(&super::graphcl::ENTRY)?;
+    p.epochs = 0;
+    p.sections = Default::default();
+    Ok(p)
+}
 
 /// Each node's initial colour: its feature row, or its degree where all rows are equal.
 pub fn initial_colours(data: &GraphData) -> Vec<Vec<u64>> {
