@@ -52,6 +52,11 @@ impl<T> Checked<T> {
     pub fn into_inner(self) -> T {
         self.0
     }
+    /// A part of parameters whose own check covered this part's (a composite's
+    /// `check_ref` calls its parts' checks), handed out checked without checking again.
+    pub(crate) fn checked_by_parent(part: T) -> Checked<T> {
+        Checked(part)
+    }
 }
 
 impl<T> Deref for Checked<T> {

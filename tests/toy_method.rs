@@ -51,7 +51,7 @@ struct TwoViews {
 
 impl TwoViews {
     fn new(p: &Checked<MethodParams>, dim: usize, device: Device) -> Result<Self> {
-        let model = Tower::new(&p.gin, &p.ma, dim, device);
+        let model = Tower::new(&p.gin(), &p.ma(), dim, device);
         let mut loss = p.loss.clone();
         loss.symmetric = true;
         let strength = p.sections.require::<TwoViewsParams>("two-views")?.strength;
@@ -68,7 +68,7 @@ impl TwoViews {
         Ok(TwoViews {
             opt: Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?,
             model,
-            loss: InfoNce::new(loss, 0),
+            loss: InfoNce::new(loss.check()?, 0),
             policy: augment::from_params(&aug)?,
             seed: p.train.seed,
         })

@@ -16,6 +16,8 @@
 //! reference the blocked form is tested against.
 use tch::{Kind, Tensor};
 
+use crate::params::Checked;
+
 pub mod params;
 pub use params::InfoNceParams;
 
@@ -117,8 +119,13 @@ fn one_direction(a: &Tensor, c: &Tensor, cfg: &InfoNceParams, block: usize) -> D
 }
 
 impl InfoNce {
-    pub fn new(cfg: InfoNceParams, block_rows: usize) -> Self {
-        InfoNce { cfg, block_rows }
+    /// The loss of `cfg`, its similarity computed in blocks of `block_rows` rows (0: the
+    /// whole matrix at once).
+    pub fn new(cfg: Checked<InfoNceParams>, block_rows: usize) -> Self {
+        InfoNce {
+            cfg: cfg.into_inner(),
+            block_rows,
+        }
     }
 
     /// The loss of embeddings `z1` (anchors) and `z2` (candidates), rows paired by index.
@@ -188,6 +195,7 @@ pub fn dense_loss(z1: &Tensor, z2: &Tensor, cfg: &InfoNceParams) -> Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamGuard;
     use tch::Device;
 
     /// Every switch combination with negatives.
@@ -241,7 +249,7 @@ mod tests {
         for cfg in all_configs() {
             let (ld, g1d, g2d) = grads(|a, b| dense_loss(a, b, &cfg), &z1, &z2);
             for block in [0, 1, 5, 37, 100] {
-                let nce = InfoNce::new(cfg.clone(), block);
+                let nce = InfoNce::new(cfg.clone().check().unwrap(), block);
                 let (lb, g1b, g2b) = grads(|a, b| nce.loss(a, b), &z1, &z2);
                 assert!(
                     (ld - lb).abs() < 1e-9,
@@ -268,14 +276,20 @@ mod tests {
             inter_view_negatives: true,
             projector: true,
         };
-        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
+        let l = InfoNce::new(cfg.clone().check().unwrap(), 0)
+            .loss(&e, &e)
+            .double_value(&[]);
         assert!((l - (-2.0)).abs() < 1e-9, "{l}");
         cfg.positive_in_denominator = true;
-        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
+        let l = InfoNce::new(cfg.clone().check().unwrap(), 0)
+            .loss(&e, &e)
+            .double_value(&[]);
         assert!((l - ((2f64.exp() + 1.0).ln() - 2.0)).abs() < 1e-9, "{l}");
         // intra-view negatives add e^{a_1·a_2/τ} = e^0 = 1 to each denominator
         cfg.intra_view_negatives = true;
-        let l = InfoNce::new(cfg.clone(), 0).loss(&e, &e).double_value(&[]);
+        let l = InfoNce::new(cfg.clone().check().unwrap(), 0)
+            .loss(&e, &e)
+            .double_value(&[]);
         assert!((l - ((2f64.exp() + 2.0).ln() - 2.0)).abs() < 1e-9, "{l}");
     }
 
@@ -301,7 +315,7 @@ mod tests {
         let row2 = (s2.exp() + 1.0).ln() - s2;
         let want = 0.5 * (row1 + row2);
         for block in [0, 1] {
-            let l = InfoNce::new(cfg.clone(), block)
+            let l = InfoNce::new(cfg.clone().check().unwrap(), block)
                 .loss(&a, &c)
                 .double_value(&[]);
             assert!((l - want).abs() < 1e-12, "block {block}: {l} vs {want}");
@@ -313,7 +327,9 @@ mod tests {
             ..cfg.clone()
         };
         let want = 0.5 * ((2f64.exp() + s2.exp()).ln() - 2.0 + (1.0 + s2.exp()).ln() - s2);
-        let l = InfoNce::new(inter, 0).loss(&a, &c).double_value(&[]);
+        let l = InfoNce::new(inter.check().unwrap(), 0)
+            .loss(&a, &c)
+            .double_value(&[]);
         assert!((l - want).abs() < 1e-12, "{l} vs {want}");
         // no negatives of either kind: refused by name
         let none = InfoNceParams {
@@ -343,7 +359,7 @@ mod tests {
         tch::manual_seed(5);
         let z1 = Tensor::randn([9, 4], (Kind::Double, Device::Cpu));
         let z2 = Tensor::randn([9, 4], (Kind::Double, Device::Cpu));
-        let nce = InfoNce::new(all_configs()[0].clone(), 4);
+        let nce = InfoNce::new(all_configs()[0].clone().check().unwrap(), 4);
         let a = nce.loss(&z1, &z2).double_value(&[]);
         let b = nce.loss(&(&z1 * 3.0), &(&z2 * 0.5)).double_value(&[]);
         assert!((a - b).abs() < 1e-9);

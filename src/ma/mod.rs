@@ -22,6 +22,7 @@
 use rand::Rng as _;
 
 pub mod params;
+use crate::params::Checked;
 use crate::rng::{self, streams, Rng};
 pub use params::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
 
@@ -57,9 +58,9 @@ pub struct MaSampler {
 const MAX_TRIES: usize = 1000;
 
 impl MaSampler {
-    pub fn new(cfg: &MaParams, layers: usize, seed: u64) -> MaSampler {
+    pub fn new(cfg: &Checked<MaParams>, layers: usize, seed: u64) -> MaSampler {
         MaSampler {
-            cfg: cfg.clone(),
+            cfg: MaParams::clone(cfg),
             layers,
             seed,
             kept: None,
@@ -167,7 +168,7 @@ impl ScheduleSampler for MaSampler {
 
 /// The sampler `cfg` asks for: MA when enabled, else the fixed `base` schedule.
 pub fn sampler(
-    cfg: &MaParams,
+    cfg: &Checked<MaParams>,
     layers: usize,
     base: Vec<usize>,
     seed: u64,
@@ -225,6 +226,7 @@ pub fn place(pair: SchedulePair, k_first: bool) -> SchedulePair {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamGuard;
 
     fn cfg(a: bool, r: bool, s: bool) -> MaParams {
         MaParams {
@@ -246,12 +248,12 @@ mod tests {
     }
 
     fn draws(c: &MaParams, layers: usize, steps: u64) -> Vec<SchedulePair> {
-        let mut s = MaSampler::new(c, layers, 7);
+        let mut s = MaSampler::new(&c.clone().check().unwrap(), layers, 7);
         (0..steps).map(|t| s.sample(t, t / 10)).collect()
     }
 
     fn raw_draws(c: &MaParams, layers: usize, steps: u64) -> Vec<SchedulePair> {
-        let mut s = MaSampler::new(c, layers, 7);
+        let mut s = MaSampler::new(&c.clone().check().unwrap(), layers, 7);
         (0..steps).map(|t| s.drawn(t, t / 10)).collect()
     }
 
@@ -334,8 +336,8 @@ mod tests {
     #[test]
     fn sampling_is_deterministic_per_step() {
         let c = cfg(true, true, true);
-        let mut a = MaSampler::new(&c, 3, 1);
-        let mut b = MaSampler::new(&c, 3, 1);
+        let mut a = MaSampler::new(&c.clone().check().unwrap(), 3, 1);
+        let mut b = MaSampler::new(&c.clone().check().unwrap(), 3, 1);
         let sa: Vec<_> = (0..20).map(|t| a.sample(t, t / 4)).collect();
         let sb: Vec<_> = (0..20)
             .rev()
@@ -352,7 +354,7 @@ mod tests {
 
     #[test]
     fn fixed_sampler_is_the_baseline() {
-        let mut s = sampler(&MaParams::default(), 3, vec![1, 1, 1], 0);
+        let mut s = sampler(&MaParams::default().check().unwrap(), 3, vec![1, 1, 1], 0);
         assert_eq!(s.sample(5, 0), (vec![1, 1, 1], vec![1, 1, 1]));
     }
 
@@ -370,7 +372,7 @@ mod tests {
     fn the_current_reading_draws_exactly_what_magcl_drew_before() {
         let c = reading("current");
         assert_eq!(c, cfg(true, true, true), "current is the default");
-        let mut s = MaSampler::new(&c, 3, 7);
+        let mut s = MaSampler::new(&c.clone().check().unwrap(), 3, 7);
         for step in 0..50 {
             // the epoch does not matter per step
             assert_eq!(
@@ -441,7 +443,7 @@ mod tests {
     fn per_epoch_redraw_keeps_one_draw_for_all_steps_of_an_epoch() {
         let c = reading("code");
         assert_eq!(c.redraw, Redraw::Epoch);
-        let mut s = MaSampler::new(&c, 3, 7);
+        let mut s = MaSampler::new(&c.clone().check().unwrap(), 3, 7);
         // 12 steps per epoch, 5 epochs
         let d: Vec<SchedulePair> = (0..60).map(|t| s.drawn(t, t / 12)).collect();
         for e in 0..5 {
@@ -457,7 +459,7 @@ mod tests {
         let epochs: std::collections::HashSet<_> = d.iter().collect();
         assert!(epochs.len() > 1, "epochs draw anew");
         // per step (current): the steps of one epoch get different draws
-        let mut s = MaSampler::new(&reading("current"), 3, 7);
+        let mut s = MaSampler::new(&reading("current").clone().check().unwrap(), 3, 7);
         let d: std::collections::HashSet<SchedulePair> = (0..12).map(|t| s.sample(t, 0)).collect();
         assert!(d.len() > 6, "per-step draws within one epoch: {}", d.len());
     }
@@ -465,7 +467,7 @@ mod tests {
     #[test]
     fn plain_zero_runs_one_step_where_zero_was_drawn() {
         let c = reading("code");
-        let mut s = MaSampler::new(&c, 3, 7);
+        let mut s = MaSampler::new(&c.clone().check().unwrap(), 3, 7);
         let mut zeros = 0;
         for t in 0..200 {
             let (d1, d2) = s.drawn(t, t);

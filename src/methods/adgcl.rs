@@ -250,20 +250,15 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
 impl AdGcl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<AdGcl> {
         let ad = p.sections.require::<AdgclParams>("adgcl")?;
-        let gin = &p.gin;
+        let gin = p.gin();
         let encoder_in = |path: &nn::Path| {
-            let mut e = GinEncoder::new(
+            GinEncoder::new(
                 path,
                 input_dim as i64,
-                gin.hidden as i64,
-                gin.layers,
+                &gin,
                 GinStyle::AdGcl,
                 Init::XavierZeroBias,
-                gin.mode,
-                gin.pi,
-            );
-            e.eps = gin.eps;
-            e
+            )
         };
         let vs = nn::VarStore::new(device);
         let encoder = encoder_in(&(vs.root() / "encoder"));
@@ -295,7 +290,12 @@ impl AdGcl {
                 opt: vopt,
             })
         };
-        let sampler = ma::sampler(&p.ma, p.gin.layers, encoder.plain_schedule(), p.train.seed);
+        let sampler = ma::sampler(
+            &p.ma(),
+            p.gin.layers,
+            encoder.plain_schedule(),
+            p.train.seed,
+        );
         let k_first = ma::k_first(
             p.ma.k_branch,
             ma::Branches {
@@ -318,7 +318,7 @@ impl AdGcl {
             sampler,
             k_first,
             eval_schedule,
-            loss: InfoNce::new(p.loss.clone(), 0),
+            loss: InfoNce::new(p.loss(), 0),
             reg_lambda: ad.reg_lambda,
             temperature: ad.concrete_temperature,
             seed: p.train.seed,

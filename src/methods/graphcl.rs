@@ -74,11 +74,11 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
 
 impl GraphCl {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<GraphCl> {
-        let model = Tower::new(&p.gin, &p.ma, input_dim, device);
+        let model = Tower::new(&p.gin(), &p.ma(), input_dim, device);
         let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
         let aug = p.sections.require::<AugParams>("graphcl")?;
         let sampler = ma::sampler(
-            &p.ma,
+            &p.ma(),
             p.gin.layers,
             model.encoder.plain_schedule(),
             p.train.seed,
@@ -95,7 +95,7 @@ impl GraphCl {
         Ok(GraphCl {
             model,
             opt,
-            loss: InfoNce::new(p.loss.clone(), 0),
+            loss: InfoNce::new(p.loss(), 0),
             policy: augment::from_params(&aug)?,
             sampler,
             k_first,

@@ -552,6 +552,21 @@ pub struct MethodParams {
     pub sections: MethodTable,
 }
 
+impl Checked<MethodParams> {
+    /// The GIN encoder's parameters, checked with the rest ([`MethodParams::check_ref`]).
+    pub fn gin(&self) -> Checked<GinParams> {
+        Checked::checked_by_parent(self.gin.clone())
+    }
+    /// MA's parameters, checked with the rest.
+    pub fn ma(&self) -> Checked<MaParams> {
+        Checked::checked_by_parent(self.ma.clone())
+    }
+    /// The loss's parameters, checked with the rest.
+    pub fn loss(&self) -> Checked<InfoNceParams> {
+        Checked::checked_by_parent(self.loss.clone())
+    }
+}
+
 impl ParamGuard for MethodParams {
     /// The shared stages; the sections are checked by the method's entry
     /// ([`MethodEntry::check_preset`]) and again when a method reads one.
@@ -664,20 +679,21 @@ pub struct Tower {
 }
 
 impl Tower {
-    pub fn new(gin: &GinParams, ma: &MaParams, input_dim: usize, device: Device) -> Tower {
+    pub fn new(
+        gin: &Checked<GinParams>,
+        ma: &Checked<MaParams>,
+        input_dim: usize,
+        device: Device,
+    ) -> Tower {
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let mut encoder = GinEncoder::new(
+        let encoder = GinEncoder::new(
             &(&root / "encoder"),
             input_dim as i64,
-            gin.hidden as i64,
-            gin.layers,
+            gin,
             GinStyle::GraphCl,
             Init::XavierZeroBias,
-            gin.mode,
-            gin.pi,
         );
-        encoder.eps = gin.eps;
         let e = encoder.embedding_dim();
         let projector = Mlp::new(&root / "projector", e, e, e, Init::XavierZeroBias);
         Tower {

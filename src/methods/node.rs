@@ -194,13 +194,13 @@ impl NodeModel {
             src.extend([u as i64, v as i64]);
             dst.extend([v as i64, u as i64]);
         }
-        let sampler = ma::sampler(&p.ma, 2, vec![node.base_k; 2], p.train.seed);
+        let sampler = ma::sampler(&p.ma(), 2, vec![node.base_k; 2], p.train.seed);
         Ok(NodeModel {
             vs,
             encoder,
             projector,
             opt,
-            loss: InfoNce::new(p.loss.clone(), node.loss_block_rows),
+            loss: InfoNce::new(p.loss(), node.loss_block_rows),
             sampler,
             seed: p.train.seed,
             features,

@@ -124,8 +124,8 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
 
 impl SimGrace {
     pub fn new(p: &Checked<MethodParams>, input_dim: usize, device: Device) -> Result<SimGrace> {
-        let model = Tower::new(&p.gin, &p.ma, input_dim, device);
-        let vice = Tower::new(&p.gin, &p.ma, input_dim, device);
+        let model = Tower::new(&p.gin(), &p.ma(), input_dim, device);
+        let vice = Tower::new(&p.gin(), &p.ma(), input_dim, device);
         let vice_vars: std::collections::HashMap<String, Tensor> = vice.vs.variables();
         let mut twins = Vec::new();
         for (name, main) in sorted_vars(&model.vs, "") {
@@ -144,7 +144,7 @@ impl SimGrace {
         let opt = Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?;
         let eta = p.sections.require::<SimgraceParams>("simgrace")?.eta;
         let sampler = ma::sampler(
-            &p.ma,
+            &p.ma(),
             p.gin.layers,
             model.encoder.plain_schedule(),
             p.train.seed,
@@ -164,7 +164,7 @@ impl SimGrace {
             vice,
             twins,
             opt,
-            loss: InfoNce::new(p.loss.clone(), 0),
+            loss: InfoNce::new(p.loss(), 0),
             sampler,
             k_first,
             eta,

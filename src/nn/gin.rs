@@ -5,7 +5,8 @@ use tch::Tensor;
 use super::mlp::{apply_batch_norm, batch_norm, mlp_relu_batch_norm, Init, Mlp};
 use super::ops::{gin_propagate, sum_pool};
 use crate::graph::GraphTensors;
-use crate::nn::GinMode;
+use crate::nn::{GinMode, GinParams};
+use crate::params::Checked;
 
 /// Layer order and readout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,17 +40,16 @@ pub struct GinOutput {
 }
 
 impl GinEncoder {
-    #[allow(clippy::too_many_arguments)]
+    /// A GIN encoder on `input` features with the width, depth, ε, MA mode and π of
+    /// `gin`, its variables under `p`.
     pub fn new(
         p: &nn::Path,
         input: i64,
-        hidden: i64,
-        layers: usize,
+        gin: &Checked<GinParams>,
         style: GinStyle,
         init: Init,
-        mode: GinMode,
-        pi: f64,
     ) -> GinEncoder {
+        let (hidden, layers) = (gin.hidden as i64, gin.layers);
         let mut convs = Vec::with_capacity(layers);
         let mut bns = Vec::with_capacity(layers);
         for i in 0..layers {
@@ -61,9 +61,9 @@ impl GinEncoder {
             convs,
             bns,
             style,
-            mode,
-            eps: 0.0,
-            pi,
+            mode: gin.mode,
+            eps: gin.eps,
+            pi: gin.pi,
             hidden,
         }
     }
@@ -121,7 +121,21 @@ impl GinEncoder {
 mod tests {
     use super::*;
     use crate::graph::{Batch, GraphView};
+    use crate::params::ParamGuard;
     use tch::{Device, Kind};
+
+    /// Width 8, π = 0.5, ε = 0.
+    fn test_params(layers: usize, mode: GinMode) -> Checked<GinParams> {
+        GinParams {
+            hidden: 8,
+            layers,
+            eps: 0.0,
+            mode,
+            pi: 0.5,
+        }
+        .check()
+        .unwrap()
+    }
 
     fn batch() -> GraphTensors {
         let a = GraphView {
@@ -146,12 +160,9 @@ mod tests {
         let enc = GinEncoder::new(
             &vs.root(),
             2,
-            8,
-            3,
+            &test_params(3, GinMode::GinFilter),
             GinStyle::GraphCl,
             Init::XavierZeroBias,
-            GinMode::GinFilter,
-            0.5,
         );
         let out = enc.forward(&g, &[0, 1, 3], true);
         assert_eq!(out.graph.size(), vec![4, 24]);
@@ -159,12 +170,9 @@ mod tests {
         let enc = GinEncoder::new(
             &(vs.root() / "ad"),
             2,
-            8,
-            5,
+            &test_params(5, GinMode::GinFilter),
             GinStyle::AdGcl,
             Init::TorchDefault,
-            GinMode::GinFilter,
-            0.5,
         );
         let out = enc.forward(&g, &enc.plain_schedule(), false);
         assert_eq!(out.graph.size(), vec![4, 8]);
@@ -179,12 +187,9 @@ mod tests {
         let enc = GinEncoder::new(
             &vs.root(),
             2,
-            8,
-            3,
+            &test_params(3, GinMode::GinFilter),
             GinStyle::GraphCl,
             Init::XavierZeroBias,
-            GinMode::GinFilter,
-            0.5,
         );
         let e = enc.forward(&g, &[1, 1, 1], false).graph;
         let diff = (e.get(0) - e.get(2)).abs().max().double_value(&[]);
@@ -202,12 +207,9 @@ mod tests {
         let enc = GinEncoder::new(
             &vs.root(),
             2,
-            8,
-            3,
+            &test_params(3, GinMode::GinSum),
             GinStyle::GraphCl,
             Init::XavierZeroBias,
-            GinMode::GinSum,
-            0.5,
         );
         let out = enc.forward(&g, &[2, 1, 1], true);
         (out.graph.square().sum(Kind::Float) + out.graph.sum(Kind::Float)).backward();
