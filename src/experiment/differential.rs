@@ -402,7 +402,7 @@ fn adgcl_trains_the_same_with_kernels_and_reference_operations() {
 #[test]
 fn node_model_trains_the_same_with_kernels_and_reference_operations() {
     let _g = crate::rng::torch_lock();
-    let ds = super::method_tests::node::toy_dataset(90);
+    let ds = crate::methods::node::tests::toy_dataset(90);
     for (preset, ma) in [("code", false), ("code", true), ("paper", true)] {
         let mut spec = RunSpec {
             method: Some(MethodName::parse("base").unwrap()),

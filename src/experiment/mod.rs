@@ -4,8 +4,6 @@ pub mod config;
 pub mod device;
 #[cfg(test)]
 mod differential;
-#[cfg(test)]
-mod method_tests;
 pub mod pool;
 pub mod presets;
 pub mod results;

@@ -476,4 +476,50 @@ mod tests {
             assert!(e.contains(field), "{e}");
         }
     }
+
+    fn untrained(overrides: serde_json::Value) -> RunConfig {
+        RunConfig::resolve(&RunSpec {
+            method: Some(MethodName::parse("untrained").unwrap()),
+            dataset: "toy".into(),
+            seed: 5,
+            overrides: serde_json::from_value(overrides).unwrap(),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_untrained_preset_is_the_methods_own_with_no_epoch() {
+        let cfg = untrained(serde_json::json!({}));
+        assert_eq!(cfg.epochs, 0);
+        assert_eq!(cfg.method_label(), "untrained-graphcl");
+        assert_eq!(cfg.layers, 3, "GraphCL's encoder");
+        let cfg = untrained(serde_json::json!({"untrained": {"of": "simgrace"}}));
+        assert_eq!(cfg.method_label(), "untrained-simgrace");
+        assert_eq!((cfg.layers, cfg.gin_eps), (5, 1.0), "SimGRACE's encoder");
+        let cfg = untrained(serde_json::json!({"untrained": {"of": "adgcl"}}));
+        assert_eq!(cfg.evaluator, "linear-svc", "AD-GCL's protocol");
+        // refused: training epochs, an unknown source, a baseline as the encoder
+        for (o, field) in [
+            (serde_json::json!({"epochs": 3}), "epochs"),
+            (
+                serde_json::json!({"untrained": {"batch_norm": "mean"}}),
+                "untrained.batch_norm",
+            ),
+            (
+                serde_json::json!({"untrained": {"of": "wl"}}),
+                "untrained.of",
+            ),
+        ] {
+            let e = RunConfig::resolve(&RunSpec {
+                method: Some(MethodName::parse("untrained").unwrap()),
+                dataset: "toy".into(),
+                overrides: serde_json::from_value(o).unwrap(),
+                ..Default::default()
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(field), "{e}");
+        }
+    }
 }

@@ -464,3 +464,169 @@ impl GraphMethod for AdGcl {
         }
     }
 }
+
+/// Tests that start from the method's preset (`TestConfig`).
+#[cfg(test)]
+mod tests {
+
+    use crate::graph::Batch;
+    use crate::methods::adgcl::SerialBlas;
+    use crate::methods::adgcl::*;
+    use crate::methods::tests::toy_data;
+    use crate::methods::tests::TestConfig;
+    use crate::methods::GraphMethod;
+    use crate::methods::{train_graph_method, LoopConfig};
+    use crate::rng;
+    use tch::{Device, Kind, Tensor};
+
+    fn config(ma: bool) -> TestConfig {
+        config_with(serde_json::json!({"ma": {"enabled": ma}, "epochs": 2}))
+    }
+
+    fn config_with(overrides: serde_json::Value) -> TestConfig {
+        TestConfig::new("adgcl", "toy", None, 4, overrides).unwrap()
+    }
+
+    #[test]
+    fn the_fixed_augmenter_drops_the_view_learner_with_or_without_ma() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
+        let learned = AdGcl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
+        assert!(learned.view.is_some(), "AD-GCL learns its view");
+        let control = config_with(serde_json::json!({"adgcl": {"augmenter": "fixed"}}));
+        let c = AdGcl::new(&control.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        assert!(c.view.is_none(), "the control has no view learner");
+        assert_eq!(c.eval_schedule, vec![1; 5]);
+        let ma = AdGcl::new(&config(true).method_params().unwrap(), 1, Device::Cpu).unwrap();
+        assert!(ma.view.is_none(), "AD-GCL+MA has no view learner");
+        // the loss is symmetric: every reading keeps K on the original graph
+        for reading in ["current", "code", "paper"] {
+            let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
+            let m = AdGcl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+            assert!(m.k_first, "{reading}");
+        }
+        // the control trains: one step on the toy set moves its loss off NaN and the weights
+        tch::manual_seed(2);
+        let data = toy_data(16);
+        let mut c = AdGcl::new(&control.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        let before = c.embed(&data).unwrap().0;
+        let ids: Vec<usize> = (0..16).collect();
+        assert!(c.step(&data, &ids, 0, 0).unwrap().is_finite());
+        assert!(c.embed(&data).unwrap().0 != before);
+    }
+
+    #[test]
+    fn serial_blas_gives_mkl_one_thread_here_and_restores_the_setting() {
+        let _g = crate::rng::torch_lock(); // the thread counts are process state
+                                           // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks a symbol up.
+        let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"MKL_Get_Max_Threads".as_ptr()) };
+        if sym.is_null() {
+            assert!(
+                SerialBlas::new(Device::Cpu).0.is_none(),
+                "no MKL, no setting"
+            );
+            return;
+        }
+        // SAFETY: MKL's C entry point `int MKL_Get_Max_Threads(void)`.
+        let max: unsafe extern "C" fn() -> libc::c_int = unsafe { std::mem::transmute(sym) };
+        let threads = tch::get_num_threads();
+        tch::set_num_threads(2);
+        let before = unsafe { max() };
+        {
+            let _b = SerialBlas::new(Device::Cpu);
+            assert_eq!(unsafe { max() }, 1, "MKL runs serially inside the step");
+        }
+        assert_eq!(unsafe { max() }, before, "the setting is restored");
+        assert!(
+            SerialBlas::new(Device::Cuda(0)).0.is_none(),
+            "nothing to do off the CPU"
+        );
+        tch::set_num_threads(threads);
+    }
+
+    #[test]
+    fn concrete_weights_are_bounded_and_differentiable() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
+        let logits = Tensor::from_slice(&[-50.0f32, -1.0, 0.0, 1.0, 50.0]).set_requires_grad(true);
+        let noise = Tensor::from_slice(&[1e-4f32, 0.3, 0.5, 0.7, 1.0 - 1e-4]);
+        let w = concrete_weights(&logits, &noise, 1.0);
+        let v: Vec<f32> = Vec::try_from(&w).unwrap();
+        assert!(v.iter().all(|&x| (0.0..=1.0).contains(&x)));
+        assert!((v[2] - 0.5).abs() < 1e-6, "u = 0.5 and logit 0 give 1/2");
+        // sigmoid(log(u/(1-u)) + l): u = 0.3, l = -1
+        let want = 1.0 / (1.0 + (-((0.3f64 / 0.7).ln() - 1.0)).exp());
+        assert!((v[1] as f64 - want).abs() < 1e-6);
+        w.sum(Kind::Float).backward();
+        let g: Vec<f32> = Vec::try_from(logits.grad()).unwrap();
+        assert!(
+            g[1] > 0.0 && g[2] > 0.0 && g[3] > 0.0,
+            "gradient flows into the logits"
+        );
+        let data = toy_data(300);
+        let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
+        let u: Vec<f32> = Vec::try_from(concrete_noise(&g, 0, 0, 0)).unwrap();
+        assert!(u.len() > 1000 && u.iter().all(|&x| (1e-4..=1.0 - 1e-4).contains(&x)));
+    }
+
+    #[test]
+    fn regulariser_averages_per_graph_and_skips_edgeless_graphs() {
+        let _g = crate::rng::torch_lock(); // libtorch state is shared by parallel tests
+        let w = Tensor::from_slice(&[1.0f32, 0.5, 0.0, 0.0]);
+        let eg = Tensor::from_slice(&[0i64, 0, 2, 2]);
+        // graph 0: mean(0, 0.5) = 0.25; graph 1: no edges; graph 2: mean(1, 1) = 1
+        let r = drop_regulariser(&w, &eg, 3).double_value(&[]);
+        assert!((r - 0.625).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_view_step_ascends_its_objective() {
+        let _g = rng::torch_lock();
+        tch::manual_seed(0);
+        let data = toy_data(16);
+        let mut m = AdGcl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
+        if let Some(v) = m.view.as_mut() {
+            v.opt.set_lr(0.01);
+        }
+        let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
+        let noise = concrete_noise(&g, 0, 0, 0);
+        let before = m.view_objective(&g, &noise).unwrap().double_value(&[]);
+        for _ in 0..5 {
+            m.view_step(&g, &noise);
+        }
+        let after = m.view_objective(&g, &noise).unwrap().double_value(&[]);
+        assert!(after > before, "{before} → {after}");
+    }
+
+    #[test]
+    fn both_variants_train_deterministically() {
+        let _g = rng::torch_lock();
+        for over in [
+            serde_json::json!({"ma": {"enabled": false}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": true}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": false}, "adgcl": {"augmenter": "fixed"}, "epochs": 2}),
+            serde_json::json!({"ma": {"enabled": true, "reading": "code"}, "epochs": 2}),
+        ] {
+            let cfg = config_with(over);
+            let (label, ma) = cfg.labels();
+            let ma = label + " " + &ma;
+            let go = || {
+                tch::set_num_threads(1);
+                tch::manual_seed(1);
+                let data = toy_data(40);
+                let mut m = AdGcl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+                let lc = LoopConfig {
+                    epochs: 2,
+                    batch_size: cfg.preset.batch_size,
+                    seed: cfg.seed,
+                    progress: false,
+                };
+                let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
+                let (e, d) = m.embed(&data).unwrap();
+                assert_eq!(d, 32);
+                (log.epoch_losses, e)
+            };
+            let (a, b) = (go(), go());
+            assert!(a == b, "ma = {ma}: runs differ");
+        }
+    }
+}

@@ -196,3 +196,88 @@ impl GraphMethod for GraphCl {
         self.model.calibrate_batch_norm(data)
     }
 }
+
+/// Tests that start from the method's preset (`TestConfig`).
+#[cfg(test)]
+mod tests {
+
+    use crate::methods::graphcl::*;
+    use crate::methods::tests::TestConfig;
+    use crate::methods::GraphMethod;
+    use crate::methods::{tests::toy_data, train_graph_method, LoopConfig};
+    use tch::Device;
+
+    fn config(ma: bool) -> TestConfig {
+        config_with(serde_json::json!({"ma": {"enabled": ma}}))
+    }
+
+    /// Two epochs of batches of 16 with `overrides` on top.
+    fn config_with(overrides: serde_json::Value) -> TestConfig {
+        let mut o = serde_json::json!({"epochs": 2, "batch_size": 16});
+        o.as_object_mut()
+            .unwrap()
+            .extend(serde_json::from_value::<serde_json::Map<_, _>>(overrides).unwrap());
+        TestConfig::new("graphcl", "toy", None, 3, o).unwrap()
+    }
+
+    #[test]
+    fn each_reading_places_k_and_sets_the_evaluation_encoder() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
+        // (reading, original graph follows K, evaluation schedule)
+        for (reading, k_first, eval) in [
+            ("current", true, [1, 1, 1]),
+            ("code", true, [2, 2, 2]),
+            ("paper", false, [1, 1, 1]),
+        ] {
+            let cfg = config_with(serde_json::json!({"ma": {"enabled": true, "reading": reading}}));
+            let m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+            assert_eq!(m.k_first, k_first, "{reading}");
+            assert_eq!(m.model.eval_schedule, eval, "{reading}");
+        }
+        let m = GraphCl::new(&config(false).method_params().unwrap(), 1, Device::Cpu).unwrap();
+        assert_eq!(
+            m.model.eval_schedule,
+            [1, 1, 1],
+            "the baseline evaluates plain GIN"
+        );
+    }
+
+    /// One short training run. The caller holds [`crate::rng::torch_lock`]; the thread
+    /// count is set first, as an earlier test (or run) may have left another.
+    fn run(cfg: &TestConfig) -> (Vec<f64>, Vec<f32>) {
+        tch::set_num_threads(1);
+        tch::manual_seed(cfg.seed as i64);
+        let data = toy_data(40);
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        let lc = LoopConfig {
+            epochs: cfg.preset.epochs,
+            batch_size: cfg.preset.batch_size,
+            seed: cfg.seed,
+            progress: false,
+        };
+        let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
+        let (emb, d) = m.embed(&data).unwrap();
+        assert_eq!(d, 96);
+        assert_eq!(emb.len(), 40 * 96);
+        (log.epoch_losses, emb)
+    }
+
+    #[test]
+    fn same_seed_same_losses_and_embeddings() {
+        let _g = crate::rng::torch_lock();
+        for ma in [
+            serde_json::json!({"enabled": false}),
+            serde_json::json!({"enabled": true}),
+            serde_json::json!({"enabled": true, "reading": "code"}),
+            serde_json::json!({"enabled": true, "reading": "paper"}),
+        ] {
+            let cfg = config_with(serde_json::json!({ "ma": ma }));
+            let (l1, e1) = run(&cfg);
+            let (l2, e2) = run(&cfg);
+            assert_eq!(l1, l2);
+            assert!(e1 == e2, "embeddings differ");
+            assert!(l1.iter().all(|l| l.is_finite()));
+        }
+    }
+}

@@ -267,7 +267,7 @@ impl PresetRequest<'_> {
 /// A method's settings: everything in a run's configuration but the run's identity
 /// (method, dataset, seed) and machine (threads, numeric environment). The experiment
 /// layer's `RunConfig` is a preset with those added.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Preset {
     pub task: Task,
     pub epochs: usize,
@@ -285,6 +285,7 @@ pub struct Preset {
     pub loss: InfoNceParams,
     pub ma: MaParams,
     /// The method's own sections.
+    #[serde(flatten)]
     pub sections: MethodTable,
 }
 
@@ -816,6 +817,77 @@ pub fn sorted_vars(vs: &nn::VarStore, prefix: &str) -> Vec<(String, Tensor)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// A method's preset on a dataset with overrides merged on top, as a run would have
+    /// it, for the methods' unit tests (which sit below the experiment layer).
+    #[derive(Clone)]
+    pub struct TestConfig {
+        pub entry: &'static MethodEntry,
+        pub preset: Preset,
+        pub seed: u64,
+    }
+
+    impl TestConfig {
+        /// `method`'s preset (named preset `name`) on `dataset` with `overrides` (nested
+        /// JSON; `ma.reading` sets its switches first), normalised and checked.
+        pub fn new(
+            method: &str,
+            dataset: &str,
+            name: Option<&str>,
+            seed: u64,
+            overrides: serde_json::Value,
+        ) -> Result<TestConfig> {
+            let entry = registry::find(method)?;
+            let overrides: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_value(overrides)?;
+            let request = PresetRequest {
+                dataset,
+                task: None,
+                name,
+                overrides: &overrides,
+            };
+            let mut preset = (entry.preset)(&request)?;
+            if let Some(r) = overrides.get("ma").and_then(|m| m.get("reading")) {
+                crate::ma::Reading::find(r.as_str().unwrap_or_default())?.apply(&mut preset.ma);
+            }
+            let mut value = serde_json::to_value(&preset)?;
+            merge(&mut value, &serde_json::Value::Object(overrides));
+            let mut preset: Preset = serde_json::from_value(value)?;
+            preset.sections.canonicalise(registry::section_spec);
+            (entry.normalise)(&mut preset);
+            entry.check_preset(&preset)?;
+            Ok(TestConfig {
+                entry,
+                preset,
+                seed,
+            })
+        }
+        pub fn method_params(&self) -> Result<Checked<MethodParams>> {
+            self.preset.method_params(self.seed).check()
+        }
+        /// The row label ([`MethodEntry::label`]) and the MA label, as a row shows them.
+        pub fn labels(&self) -> (String, String) {
+            (
+                (self.entry.label)(self.entry, &self.preset),
+                self.preset.ma.label(self.preset.task),
+            )
+        }
+    }
+
+    fn merge(base: &mut serde_json::Value, over: &serde_json::Value) {
+        match (base, over) {
+            (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
+                for (k, v) in o {
+                    match b.get_mut(k) {
+                        Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
+                        Some(slot) => *slot = v.clone(),
+                        None => panic!("unknown setting '{k}' in a test's overrides"),
+                    }
+                }
+            }
+            (b, o) => *b = o.clone(),
+        }
+    }
 
     /// A small two-class set: cycles vs paths with constant features.
     pub fn toy_data(n: usize) -> GraphData {

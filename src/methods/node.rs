@@ -637,3 +637,187 @@ pub fn l2_normalize_rows(x: &mut [f32], d: usize) {
         }
     }
 }
+
+/// Tests that start from the method's preset (`TestConfig`).
+#[cfg(test)]
+pub(crate) mod tests {
+
+    use crate::data::CsrMatrix;
+    use crate::data::{NodeDataset, Split};
+    use crate::error::Result;
+    use crate::eval::evaluator::HostMatrix;
+    use crate::eval::protocol::{random_split, RandomSplit};
+    use crate::eval::{self, run_protocol};
+    use crate::eval_node::{node_protocol, NodeLogReg};
+    use crate::methods::node::*;
+    use crate::methods::tests::TestConfig;
+    use crate::methods::Embed;
+    use crate::rng;
+    use tch::Device;
+
+    /// Two noisy communities with informative features.
+    pub fn toy_dataset(n: usize) -> NodeDataset {
+        let mut r = rng::stream(9, &[]);
+        use rand::Rng as _;
+        let mut edges = Vec::new();
+        for u in 0..n as u32 {
+            for v in (u + 1)..n as u32 {
+                let same = (u % 2) == (v % 2);
+                if r.gen::<f64>() < if same { 0.08 } else { 0.01 } {
+                    edges.push((u, v));
+                }
+            }
+        }
+        let (mut indptr, mut indices, mut data) = (vec![0], Vec::new(), Vec::new());
+        for u in 0..n {
+            for f in 0..20u32 {
+                let p = if (f as usize % 2) == u % 2 { 0.3 } else { 0.1 };
+                if r.gen::<f64>() < p {
+                    indices.push(f);
+                    data.push(1.0);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        NodeDataset {
+            name: "toy".into(),
+            num_nodes: n,
+            edges,
+            features: CsrMatrix {
+                rows: n,
+                cols: 20,
+                indptr,
+                indices,
+                data,
+            },
+            labels: (0..n as u32).map(|u| u % 2).collect(),
+            num_classes: 2,
+            public_split: None,
+        }
+    }
+
+    fn config(preset: &str, ma: bool) -> TestConfig {
+        let o = serde_json::json!({"ma": {"enabled": ma}, "hidden": 16, "epochs": 30, "lr": 0.01, "node": {"proj_hidden": 16, "loss_block_rows": 7}});
+        TestConfig::new("base", "toy", Some(preset), 2, o).unwrap()
+    }
+
+    #[test]
+    fn trains_deterministically_and_learns_the_communities() {
+        let _g = crate::rng::torch_lock();
+        let ds = toy_dataset(120);
+        for (preset, ma) in [("code", true), ("paper", false), ("paper", true)] {
+            let cfg = config(preset, ma);
+            let go = || {
+                tch::set_num_threads(1);
+                tch::manual_seed(5);
+                let mut m =
+                    NodeModel::new(&cfg.method_params().unwrap(), &ds, Device::Cpu).unwrap();
+                let log = m.train(cfg.preset.epochs, false).unwrap();
+                (
+                    log.epoch_losses,
+                    Vec::<f32>::try_from(m.embed().flatten(0, -1)).unwrap(),
+                )
+            };
+            let (l1, e1) = go();
+            let (l2, e2) = go();
+            assert_eq!(l1, l2, "{preset} {ma}");
+            assert_eq!(e1, e2);
+            assert!(
+                l1.last().unwrap() < l1.first().unwrap(),
+                "loss decreases: {l1:?}"
+            );
+        }
+        let cfg = config("code", true);
+        tch::manual_seed(5);
+        let mut m = NodeModel::new(&cfg.method_params().unwrap(), &ds, Device::Cpu).unwrap();
+        m.train(cfg.preset.epochs, false).unwrap();
+        let e = Embed::embed(&m).unwrap();
+        let probe = NodeLogReg {
+            num_classes: 2,
+            steps: 300,
+            seed: 0,
+            device: Device::Cpu,
+        };
+        let r = run_protocol(
+            &RandomSplit,
+            &probe,
+            HostMatrix::new(&e.x, e.rows, e.dim),
+            &ds.labels,
+            0,
+        )
+        .unwrap();
+        let (test, val) = (r.accuracy, r.val_accuracy.unwrap());
+        assert!(test > 80.0 && val > 70.0, "{test} {val}");
+    }
+
+    /// A CiteSeer-sized node set (3327 nodes) with a Planetoid-shaped public split:
+    /// train 0..120, val 120..620 (500), test 620..1620 (1000).
+    fn with_public_split() -> NodeDataset {
+        let mut ds = toy_dataset(4);
+        ds.num_nodes = 3327;
+        ds.public_split = Some(Split {
+            train: (0..120).collect(),
+            val: (120..620).collect(),
+            test: (620..1620).collect(),
+        });
+        ds
+    }
+
+    /// The one split of `node.split = name` for `ds`, drawn from `seed`.
+    fn node_split(name: &str, ds: &NodeDataset, seed: u64) -> Result<eval::Split> {
+        let mut s = node_protocol(name, ds)?.splits(&ds.labels, ds.num_nodes, seed)?;
+        assert_eq!(s.len(), 1, "{name}");
+        Ok(s.remove(0))
+    }
+
+    #[test]
+    fn public_swapped_split_reads_the_public_split_as_the_released_eval_does() {
+        let ds = with_public_split();
+        let public = node_split("public", &ds, 3).unwrap();
+        assert_eq!(
+            (public.train.len(), public.val.len(), public.test.len()),
+            (120, 500, 1000)
+        );
+        let swapped = node_split("public-swapped", &ds, 3).unwrap();
+        // the 500 validation nodes are tested, the 1000 test nodes pick the step
+        assert_eq!(
+            (swapped.train.len(), swapped.val.len(), swapped.test.len()),
+            (120, 1000, 500)
+        );
+        assert_eq!(swapped.train, public.train);
+        assert_eq!(swapped.test, (120..620).collect::<Vec<usize>>());
+        assert_eq!(swapped.val, (620..1620).collect::<Vec<usize>>());
+        // the random split ignores the public one and follows the seed
+        assert_eq!(node_split("random", &ds, 3).unwrap(), random_split(3327, 3));
+        // without a public split both public readings fail with advice
+        let plain = toy_dataset(30);
+        for name in ["public", "public-swapped"] {
+            let e = node_split(name, &plain, 0).unwrap_err().to_string();
+            assert!(e.contains("no public split") && e.contains("random"), "{e}");
+        }
+        assert!(node_split("publik", &ds, 0).is_err());
+    }
+
+    #[test]
+    fn best_test_keeps_the_highest_test_accuracy_earliest_on_ties() {
+        let mut b = BestTest::default();
+        // (epoch, test, val): 100 → 70.0, 200 → 72.5, 300 → 72.5, 400 (final) → 71.0
+        assert!(b.offer(100, 70.0, 69.0, "e100"));
+        assert!(b.offer(200, 72.5, 68.0, "e200"));
+        assert!(!b.offer(300, 72.5, 71.0, "e300"));
+        assert!(!b.offer(400, 71.0, 72.0, "e400"));
+        assert_eq!(b.best, Some((200, 72.5, 68.0, "e200")));
+        // the best validation accuracy (epoch 400) plays no part: this is test selection
+        let mut only = BestTest::default();
+        only.offer(400, 71.0, 72.0, ());
+        assert_eq!(only.best.map(|b| b.0), Some(400));
+    }
+
+    #[test]
+    fn l2_normalised_rows_by_hand() {
+        // rows (3, 4), (0, 0), (−2, 0), (1e-20, 0): unit rows, the zero row untouched
+        let mut x = vec![3.0f32, 4.0, 0.0, 0.0, -2.0, 0.0, 1e-20, 0.0];
+        l2_normalize_rows(&mut x, 2);
+        assert_eq!(x, vec![0.6, 0.8, 0.0, 0.0, -1.0, 0.0, 1.0, 0.0]);
+    }
+}

@@ -233,3 +233,93 @@ impl GraphMethod for SimGrace {
         self.model.calibrate_batch_norm(data)
     }
 }
+
+/// Tests that start from the method's preset (`TestConfig`).
+#[cfg(test)]
+mod tests {
+
+    use crate::graph::Batch;
+    use crate::methods::simgrace::*;
+    use crate::methods::tests::toy_data;
+    use crate::methods::tests::TestConfig;
+    use crate::rng;
+    use tch::Device;
+    use tch::Kind;
+
+    fn config(eta: f64) -> TestConfig {
+        let o = serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64});
+        TestConfig::new("simgrace", "toy", None, 1, o).unwrap()
+    }
+
+    #[test]
+    fn each_reading_places_k() {
+        // The global torch RNG is shared by parallel tests: hold the lock while drawing.
+        let _g = crate::rng::torch_lock();
+        // (reading, clean branch follows K, evaluation schedule)
+        for (reading, k_first, eval) in
+            [("current", true, 1), ("code", false, 2), ("paper", true, 1)]
+        {
+            let o = serde_json::json!({"ma": {"enabled": true, "reading": reading}});
+            let cfg = TestConfig::new("simgrace", "toy", None, 0, o).unwrap();
+            let m = SimGrace::new(&cfg.method_params().unwrap(), 3, Device::Cpu).unwrap();
+            assert_eq!(m.k_first, k_first, "{reading}");
+            assert_eq!(m.model.eval_schedule, vec![eval; 5], "{reading}");
+        }
+    }
+
+    #[test]
+    fn noise_std_matches_eta_times_weight_std_and_projector_is_untouched() {
+        let _g = rng::torch_lock();
+        tch::manual_seed(0);
+        let mut m = SimGrace::new(&config(2.0).method_params().unwrap(), 3, Device::Cpu).unwrap();
+        m.perturb(0);
+        let main: std::collections::HashMap<_, _> = m.model.vs.variables();
+        for (name, vice) in m.vice_vars() {
+            let p = &main[&name];
+            let diff = &vice - p;
+            if name.starts_with("projector") {
+                assert_eq!(
+                    diff.abs().max().double_value(&[]),
+                    0.0,
+                    "{name} copied unperturbed"
+                );
+            } else if p.numel() >= 1000 {
+                let want = 2.0 * p.std(true).double_value(&[]);
+                let got = diff.std(true).double_value(&[]);
+                assert!(
+                    (got / want - 1.0).abs() < 0.1,
+                    "{name}: noise std {got} vs {want}"
+                );
+                assert!(diff.mean(Kind::Float).double_value(&[]).abs() < 0.1 * want);
+            }
+        }
+        assert!(m
+            .parameter_roles()
+            .iter()
+            .any(|(n, p)| *p && n.contains("encoder")));
+    }
+
+    #[test]
+    fn no_gradient_reaches_the_model_through_the_perturbed_branch() {
+        let _g = rng::torch_lock();
+        tch::manual_seed(0);
+        let data = toy_data(8);
+        let mut m = SimGrace::new(&config(1.0).method_params().unwrap(), 1, Device::Cpu).unwrap();
+        m.perturb(0);
+        let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
+        let plain = m.model.encoder.plain_schedule();
+        let z = tch::no_grad(|| m.vice.project(&g, &plain, true));
+        assert!(!z.requires_grad(), "the perturbed branch carries no graph");
+        let vice_grad_free = m.vice_vars().iter().all(|(_, t)| {
+            !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0
+        });
+        let clean = m.model.project(&g, &plain, true);
+        m.loss.loss(&z, &clean).backward();
+        assert!(vice_grad_free);
+        for (_, t) in m.vice_vars() {
+            assert!(
+                !t.grad().defined() || t.grad().abs().sum(Kind::Float).double_value(&[]) == 0.0
+            );
+        }
+    }
+}

@@ -182,3 +182,107 @@ impl Method for Untrained<'_> {
         self.inner.calibrate_batch_norm()
     }
 }
+
+/// Tests that start from the method's preset (`TestConfig`).
+#[cfg(test)]
+mod tests {
+    use crate::methods::graphcl::GraphCl;
+    use crate::methods::tests::toy_data;
+    use crate::methods::tests::TestConfig;
+    use crate::methods::{GraphMethod, TrainData};
+    use tch::{Device, Tensor};
+
+    fn config(overrides: serde_json::Value) -> TestConfig {
+        TestConfig::new("untrained", "toy", None, 5, overrides).unwrap()
+    }
+
+    /// Every variable of the GraphCL model (trainable or not), by name.
+    fn snapshot(m: &GraphCl) -> Vec<(String, Tensor)> {
+        let mut v: Vec<(String, Tensor)> = m
+            .model
+            .vs
+            .variables()
+            .into_iter()
+            .map(|(k, t)| (k, t.copy()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    #[test]
+    fn calibration_moves_only_the_running_estimates_to_the_data_statistics() {
+        let _g = crate::rng::torch_lock();
+        tch::set_num_threads(1);
+        let cfg = config(serde_json::json!({}));
+        let data = toy_data(30);
+        tch::manual_seed(5);
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        let before = snapshot(&m);
+        m.calibrate_batch_norm(&data).unwrap();
+        let after = snapshot(&m);
+        for ((name, a), (_, b)) in before.iter().zip(&after) {
+            let same = a.equal(b);
+            if name.contains("running_") {
+                assert!(!same, "{name} should hold the data's statistics now");
+            } else {
+                assert!(
+                    same,
+                    "{name} changed: a gradient step or an update happened"
+                );
+            }
+        }
+        // The first batch norm's estimates are the mean and unbiased variance of its
+        // input (the first GIN layer's MLP output after ReLU) over every node.
+        let enc = &m.model.encoder;
+        let all = crate::graph::Batch::collate(&data.views, data.dim).to_tensors(Device::Cpu);
+        let p = crate::nn::ops::gin_propagate(&all, &all.x, 1, enc.mode, enc.eps, enc.pi);
+        let h = tch::nn::Module::forward(&enc.convs[0], &p).relu();
+        let mean = h.mean_dim(0, false, tch::Kind::Float);
+        let var = h.var_dim(0, true, false);
+        let bn = &enc.bns[0];
+        assert!(bn.running_mean.allclose(&mean, 1e-4, 1e-5, false));
+        assert!(bn.running_var.allclose(&var, 1e-4, 1e-5, false));
+    }
+
+    #[test]
+    fn the_untrained_run_is_the_methods_initial_encoder_and_deterministic() {
+        let _g = crate::rng::torch_lock();
+        tch::set_num_threads(1);
+        let data = toy_data(30);
+        let embed_untrained = |cfg: &TestConfig| {
+            tch::manual_seed(cfg.seed as i64);
+            let entry = cfg.entry;
+            let mut m = (entry.build)(
+                &cfg.method_params().unwrap(),
+                TrainData::Graphs(&data),
+                Device::Cpu,
+                false,
+            )
+            .unwrap();
+            let mut calls = 0;
+            let log = m
+                .train(cfg.preset.epochs, &mut |_, _| {
+                    calls += 1;
+                    Ok(())
+                })
+                .unwrap();
+            assert!(log.epoch_losses.is_empty() && calls == 0, "no epoch runs");
+            m.embed().unwrap().x
+        };
+        let cfg = config(serde_json::json!({}));
+        let a = embed_untrained(&cfg);
+        assert_eq!(a, embed_untrained(&cfg), "deterministic per seed");
+        // the same as GraphCL's own encoder at the same seed, calibrated
+        tch::manual_seed(cfg.seed as i64);
+        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
+        m.calibrate_batch_norm(&data).unwrap();
+        assert_eq!(a, m.embed(&data).unwrap().0);
+        // `init` leaves the estimates alone: another embedding
+        let init = config(serde_json::json!({"untrained": {"batch_norm": "init"}}));
+        assert_ne!(a, embed_untrained(&init));
+        // another seed: other weights
+        let mut other = cfg.clone();
+        other.seed = 6;
+        assert_ne!(a, embed_untrained(&other));
+    }
+}
