@@ -1,86 +1,146 @@
-//! The crate's error type: the tensor-free crates' [`magcl_core::Error`] plus libtorch's
-//! errors. Every error a user can cause names what went wrong and where (file, line,
-//! field); library code never panics on user input.
+//! The tensor side's error type. It wraps the tensor-free crates' [`magcl_core::Error`]
+//! (files, lines, datasets, evaluation) and adds what only this layer can get wrong:
+//! settings, names, divergence and libtorch. Every error a user can cause names what went
+//! wrong and where (file, line, field); library code never panics on user input.
 use std::path::PathBuf;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A malformed line in a text file.
-    #[error("{}:{line}: {msg}", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        msg: String,
+    /// An error of the tensor-free layers: a malformed line, a file, a dataset, an
+    /// evaluation, I/O, JSON.
+    #[error(transparent)]
+    Core(#[from] magcl_core::Error),
+    /// A setting with a value it cannot take; `field` as a configuration spells it
+    /// (`ma.pi`, `augment.name`).
+    #[error("{field}: {msg}")]
+    Setting { field: String, msg: String },
+    /// A name that is none of those known (a method, an augmentation, an MA mode, reading
+    /// or constraint set); `expected` lists them.
+    #[error("unknown {what} '{name}': expected {expected}")]
+    UnknownName {
+        what: &'static str,
+        name: String,
+        expected: String,
     },
-    /// A file that is missing, unreadable, truncated or inconsistent as a whole.
-    #[error("{}: {msg}", path.display())]
-    File { path: PathBuf, msg: String },
-    /// An invalid configuration or command-line value.
+    /// Settings that are each valid but do not go together, or a run the data or device
+    /// cannot serve.
     #[error("{0}")]
     Config(String),
-    /// A dataset name, download or cache problem.
-    #[error("{0}")]
-    Data(String),
-    /// Training diverged or a numerical routine failed.
+    /// The loss stopped being finite (epoch and step counted from 1).
+    #[error(
+        "training diverged: the loss became {loss} at epoch {epoch} step {step} (lower the \
+         learning rate or the temperature; nothing was written)"
+    )]
+    Diverged {
+        loss: f64,
+        epoch: usize,
+        step: usize,
+    },
+    /// A numerical routine failed.
     #[error("{0}")]
     Numeric(String),
-    #[error("I/O error: {0}")]
-    Io(#[from] std::io::Error),
     #[error("libtorch: {0}")]
     Torch(#[from] tch::TchError),
-    #[error("JSON: {0}")]
-    Json(#[from] serde_json::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The tensor-free crates' errors, variant for variant.
-impl From<magcl_core::Error> for Error {
-    fn from(e: magcl_core::Error) -> Self {
-        use magcl_core::Error as E;
-        match e {
-            E::Parse { path, line, msg } => Error::Parse { path, line, msg },
-            E::File { path, msg } => Error::File { path, msg },
-            E::Config(m) => Error::Config(m),
-            E::Data(m) => Error::Data(m),
-            E::Numeric(m) => Error::Numeric(m),
-            E::Io(e) => Error::Io(e),
-            E::Json(e) => Error::Json(e),
-        }
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Core(e.into())
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Error::Core(e.into())
     }
 }
 
 /// Back into the tensor-free crates' error, for tensor code behind their traits (the
-/// node-level probe is a `magcl_eval` evaluator): libtorch's errors become
-/// [`magcl_core::Error::Numeric`] with the same message.
+/// node-level probe is a `magcl_eval` evaluator): this layer's own variants become
+/// [`magcl_core::Error::Config`] or [`magcl_core::Error::Numeric`] with the same message.
 impl From<Error> for magcl_core::Error {
     fn from(e: Error) -> Self {
         use magcl_core::Error as E;
         match e {
-            Error::Parse { path, line, msg } => E::Parse { path, line, msg },
-            Error::File { path, msg } => E::File { path, msg },
-            Error::Config(m) => E::Config(m),
-            Error::Data(m) => E::Data(m),
-            Error::Numeric(m) => E::Numeric(m),
-            Error::Io(e) => E::Io(e),
-            Error::Json(e) => E::Json(e),
-            e @ Error::Torch(_) => E::Numeric(e.to_string()),
+            Error::Core(e) => e,
+            e @ (Error::Setting { .. } | Error::UnknownName { .. } | Error::Config(_)) => {
+                E::Config(e.to_string())
+            }
+            e @ (Error::Diverged { .. } | Error::Numeric(_) | Error::Torch(_)) => {
+                E::Numeric(e.to_string())
+            }
         }
     }
 }
 
 impl Error {
+    /// A malformed line `line` of the file at `path`.
     pub fn parse(path: impl Into<PathBuf>, line: usize, msg: impl Into<String>) -> Self {
-        Error::Parse {
-            path: path.into(),
-            line,
-            msg: msg.into(),
+        Error::Core(magcl_core::Error::parse(path, line, msg))
+    }
+    /// A problem with the file at `path` as a whole.
+    pub fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
+        Error::Core(magcl_core::Error::file(path, msg))
+    }
+    /// A dataset name, download or cache problem.
+    pub fn data(msg: impl Into<String>) -> Self {
+        Error::Core(magcl_core::Error::Data(msg.into()))
+    }
+    /// The line of a file this error points at, if it points at one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Error::Core(magcl_core::Error::Parse { line, .. }) => Some(*line),
+            _ => None,
         }
     }
-    pub fn file(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
-        Error::File {
-            path: path.into(),
-            msg: msg.into(),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::augment::AugParams;
+    use crate::params::ParamGuard;
+
+    #[test]
+    fn errors_say_what_kind_they_are() {
+        // A misspelt augmentation is refused where the settings are checked, naming the field.
+        let p = AugParams {
+            name: "edge-dorp".into(),
+            ..AugParams::default()
+        };
+        match p.check_ref() {
+            Err(Error::Setting { field, msg }) => {
+                assert_eq!(field, "augment.name");
+                assert!(msg.contains("unknown augmentation 'edge-dorp'"), "{msg}");
+            }
+            other => panic!("expected a setting error, got {other:?}"),
         }
+        match crate::methods::registry::find("graphlc") {
+            Err(Error::UnknownName { what, name, .. }) => {
+                assert_eq!((what, name.as_str()), ("method", "graphlc"))
+            }
+            Err(e) => panic!("expected an unknown name, got {e:?}"),
+            Ok(_) => panic!("graphlc is no method"),
+        }
+        let e = crate::methods::check_loss(f64::NAN, 2, 0).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Diverged {
+                    epoch: 3,
+                    step: 1,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // A file's line survives the trip through the tensor-free layers' error.
+        let e = Error::parse("a.toml", 7, "bad");
+        assert_eq!(e.line(), Some(7));
+        let core: magcl_core::Error = e.into();
+        assert!(matches!(core, magcl_core::Error::Parse { line: 7, .. }));
+        assert_eq!(Error::from(core).to_string(), "a.toml:7: bad");
     }
 }

@@ -68,7 +68,10 @@ impl<T> Deref for Checked<T> {
 
 /// A configuration error for `field`.
 pub fn bad(field: &str, msg: impl std::fmt::Display) -> Error {
-    Error::Config(format!("{field}: {msg}"))
+    Error::Setting {
+        field: field.into(),
+        msg: msg.to_string(),
+    }
 }
 
 /// Checks `0 ≤ v ≤ 1` for a ratio.

@@ -53,10 +53,13 @@ pub fn from_params(p: &AugParams) -> Result<Box<dyn Augmentor>> {
             "subgraph" => Box::new(Subgraph(p.subgraph)),
             "subgraph-1hop" => Box::new(Subgraph1Hop(p.subgraph)),
             other => {
-                return Err(Error::Config(format!(
-                    "unknown augmentation '{other}': expected random2, random3, random4, \
-                     node-drop, edge-drop, mask, subgraph, subgraph-1hop or none"
-                )))
+                return Err(Error::UnknownName {
+                    what: "augmentation",
+                    name: other.into(),
+                    expected: "random2, random3, random4, node-drop, edge-drop, mask, \
+                               subgraph, subgraph-1hop or none"
+                        .into(),
+                })
             }
         })
     };

@@ -1451,7 +1451,7 @@ ma.pi = [0.1, 0.9]
 
     fn err_line(text: &str) -> (usize, String) {
         match parse(text) {
-            Err(Error::Parse { line, msg, .. }) => (line, msg),
+            Err(Error::Core(magcl_core::Error::Parse { line, msg, .. })) => (line, msg),
             other => panic!("expected a parse error, got {other:?}"),
         }
     }

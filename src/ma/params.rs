@@ -92,9 +92,11 @@ impl Constraints {
             "sum" => Ok(Constraints::Sum),
             "layers" => Ok(Constraints::Layers),
             "both" | "on" | "true" => Ok(Constraints::Both),
-            _ => Err(Error::Config(format!(
-                "unknown constraints '{s}': expected none, sum, layers or both"
-            ))),
+            _ => Err(Error::UnknownName {
+                what: "constraints",
+                name: s.into(),
+                expected: "none, sum, layers or both".into(),
+            }),
         }
     }
 }
@@ -166,10 +168,11 @@ impl Reading {
     pub fn find(name: &str) -> Result<&'static Reading> {
         READINGS.iter().find(|r| r.name == name).ok_or_else(|| {
             let names: Vec<&str> = READINGS.iter().map(|r| r.name).collect();
-            Error::Config(format!(
-                "unknown MA reading '{name}': expected one of {}",
-                names.join(", ")
-            ))
+            Error::UnknownName {
+                what: "MA reading",
+                name: name.into(),
+                expected: format!("one of {}", names.join(", ")),
+            }
         })
     }
 

@@ -629,12 +629,11 @@ pub fn check_loss(loss: f64, epoch: usize, step_in_epoch: usize) -> Result<f64> 
     if loss.is_finite() {
         Ok(loss)
     } else {
-        Err(Error::Numeric(format!(
-            "training diverged: the loss became {loss} at epoch {} step {} (lower the learning \
-             rate or the temperature; nothing was written)",
-            epoch + 1,
-            step_in_epoch + 1
-        )))
+        Err(Error::Diverged {
+            loss,
+            epoch: epoch + 1,
+            step: step_in_epoch + 1,
+        })
     }
 }
 

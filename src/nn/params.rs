@@ -33,9 +33,11 @@ impl GinMode {
             "gin+filter" | "gin-filter" => Ok(GinMode::GinFilter),
             "gin-sum" => Ok(GinMode::GinSum),
             "filter" => Ok(GinMode::Filter),
-            _ => Err(Error::Config(format!(
-                "unknown MA mode '{s}': expected gin+filter, gin-sum or filter"
-            ))),
+            _ => Err(Error::UnknownName {
+                what: "MA mode",
+                name: s.into(),
+                expected: "gin+filter, gin-sum or filter".into(),
+            }),
         }
     }
 }
