@@ -2,11 +2,11 @@
 //! each group's mean accuracy against a floor.
 //!
 //! - `offline` (part of `make test`, needs no dataset files):
-//!   `benchmarks/regression/offline.toml`, every method ± MA on the embedded `synthetic`
+//!   `configs/regression/offline.toml`, every method ± MA on the embedded `synthetic`
 //!   set and the node-level model on a generated planted-partition graph.
-//! - `ci` (part of `make test`): `benchmarks/regression/ci.toml`, a few minutes on 2 cores;
+//! - `ci` (part of `make test`): `configs/regression/ci.toml`, a few minutes on 2 cores;
 //!   skipped (loudly) where MUTAG and Cora cannot be obtained.
-//! - `full` (ignored; `make test-full`): `benchmarks/regression/full.toml`, the acceptance
+//! - `full` (ignored; `make test-full`): `configs/regression/full.toml`, the acceptance
 //!   numbers of the graph- and node-level issues over 5 seeds.
 //!
 //! The `ci` floors sit about three standard deviations (over seeds) below the measured
@@ -110,7 +110,7 @@ fn check(
 #[test]
 fn offline_tier_meets_its_floors() {
     let dir = tempfile::tempdir().unwrap();
-    let groups = run_sweep("benchmarks/regression/offline.toml", dir.path(), None);
+    let groups = run_sweep("configs/regression/offline.toml", dir.path(), None);
     let node = "synthetic-node:600:2400:64:4:1";
     check(
         &groups,
@@ -133,7 +133,7 @@ fn ci_tier_meets_its_floors() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let groups = run_sweep("benchmarks/regression/ci.toml", dir.path(), Some(&mirror));
+    let groups = run_sweep("configs/regression/ci.toml", dir.path(), Some(&mirror));
     check(
         &groups,
         &[
@@ -168,7 +168,7 @@ fn full_tier_meets_the_issue_thresholds() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let groups = run_sweep("benchmarks/regression/full.toml", dir.path(), Some(&mirror));
+    let groups = run_sweep("configs/regression/full.toml", dir.path(), Some(&mirror));
     check(
         &groups,
         &[

@@ -21,7 +21,7 @@ END=$(( $(date +%s) + LIMIT ))
 left() { echo $(( END - $(date +%s) )); }
 # node level on the GPUs, alongside the graph level
 if [ "$GPUS" -gt 0 ]; then
-  timeout "$(left)" "$M" bench benchmarks/floor_node.toml --resume --jobs $((2*GPUS)) --threads 1 --device cuda >/tmp/node.log 2>&1 &
+  timeout "$(left)" "$M" bench configs/floor_node.toml --resume --jobs $((2*GPUS)) --threads 1 --device cuda >/tmp/node.log 2>&1 &
 fi
 for s in floor_graph training_curves; do
   [ "$(left)" -gt 20 ] || break

@@ -7,7 +7,7 @@
 //!   count being the group's configured `epochs` (the run config's `epochs`, else the
 //!   row's `epochs` column). The grid label `epochs=N` is dropped from the variant, so
 //!   the cells of a grid over `epochs` and the cells without a grid (e.g. the 20-epoch
-//!   cells of `benchmarks/training_curves.toml`) fall on one curve.
+//!   cells of `configs/training_curves.toml`) fall on one curve.
 //! - **Epoch 0** is the method's untrained encoder ([`floor::UNTRAINED`]: `untrained-adgcl`
 //!   is epoch 0 of `adgcl` and of `adgcl-fixed`) with the *same* MA label, the same
 //!   evaluator, split and (node level) preset, and the same remaining variant, else the
