@@ -12,7 +12,7 @@ use std::ffi::{c_char, CStr, CString};
 /// next lets it run: every operation costs a time slice, and a run that takes 9 s alone took
 /// more than 11 minutes (issue 20). Sleeping at once makes each region pay a futex wake-up
 /// instead (microseconds), which costs little at magcl's sizes on a quiet machine (measured:
-/// `benchmarks/busy/README.md`).
+/// `benchmarks/history/busy/README.md`).
 pub const OPENMP_SPIN_COUNT: &str = "0";
 
 /// The settings libgomp should start with, as `NAME=VALUE` entries to add to an environment

@@ -5,7 +5,7 @@
 # previous call, if any). Graph-level cells run on the CPU cores (1 thread each, so rows
 # are bit-reproducible on any machine at that thread count), node-level cells on the GPUs.
 # Leaves results.tgz (rows, manifests, configs) in $OUT.
-#   bash benchmarks/floor/device_sweeps.sh SECONDS
+#   bash tools/device_sweeps.sh SECONDS
 set -u
 LIMIT=${1:-540}
 D=$PWD/.devcarry
