@@ -1,5 +1,5 @@
 //! Training curves: a method's accuracy against its number of training epochs, with the
-//! classical floors as bands (issue #26, item 2).
+//! classical floors as bands.
 //!
 //! Which groups form which curve point ([`build`]):
 //! - A **curve** is one (dataset, method, evaluator, split, MA label, variant without its
