@@ -71,7 +71,7 @@ run: build
 	@if $(BIN) datasets fetch MUTAG >/dev/null 2>&1; then only=""; else \
 	  echo "MUTAG is not available (offline and no MAGCL_DATA_MIRROR): running the synthetic cells only"; \
 	  only="--only dataset=synthetic"; fi; \
-	$(BIN) bench benchmarks/quick.toml --out runs/quick.csv --resume $$only
+	$(BIN) bench configs/quick.toml --out runs/quick.csv --resume $$only
 	$(BIN) report runs/quick.csv --plot runs/quick.svg | tee runs/quick.md
 
 ## test: the full test suite (unit, integration, CI-sized accuracy floors, then the Python

@@ -10,9 +10,9 @@ use std::ffi::{c_char, CStr, CString};
 /// machine where another process keeps a core busy, a thread that polls takes the CPU from
 /// the very team-mate it waits for, which then finishes its share only when the scheduler
 /// next lets it run: every operation costs a time slice, and a run that takes 9 s alone took
-/// more than 11 minutes (issue 20). Sleeping at once makes each region pay a futex wake-up
+/// more than 11 minutes. Sleeping at once makes each region pay a futex wake-up
 /// instead (microseconds), which costs little at magcl's sizes on a quiet machine (measured:
-/// `benchmarks/busy/README.md`).
+/// `benchmarks/history/busy/README.md`).
 pub const OPENMP_SPIN_COUNT: &str = "0";
 
 /// The settings libgomp should start with, as `NAME=VALUE` entries to add to an environment

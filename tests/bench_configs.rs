@@ -1,4 +1,4 @@
-//! Every sweep config shipped in benchmarks/ parses, validates every cell, and has the
+//! Every sweep config shipped in configs/ parses, validates every cell, and has the
 //! number of cells its comments promise.
 use std::path::Path;
 use std::process::Command;
@@ -30,27 +30,24 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("training_curves.toml", 1200),
     ];
     for (file, n) in expected {
-        let path = Path::new(DIR).join("benchmarks").join(file);
+        let path = Path::new(DIR).join("configs").join(file);
         let s = Sweep::load(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(s.cells.len(), n, "{file}");
         assert_eq!(s.duplicates, 0, "{file}");
     }
-    let mut seen = std::fs::read_dir(Path::new(DIR).join("benchmarks"))
+    let mut seen = std::fs::read_dir(Path::new(DIR).join("configs"))
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
         .count();
     seen -= expected.len();
-    assert_eq!(
-        seen, 0,
-        "a config in benchmarks/ is not covered by this test"
-    );
+    assert_eq!(seen, 0, "a config in configs/ is not covered by this test");
 }
 
 #[test]
 fn quick_config_dry_run_lists_every_cell() {
     let o = Command::new(env!("CARGO_BIN_EXE_magcl"))
-        .args(["bench", "benchmarks/quick.toml", "--dry-run"])
+        .args(["bench", "configs/quick.toml", "--dry-run"])
         .current_dir(DIR)
         .output()
         .unwrap();
@@ -63,7 +60,7 @@ fn quick_config_dry_run_lists_every_cell() {
 
 #[test]
 fn graph_ma_has_each_gin_mode_for_graphcl_only() {
-    let s = Sweep::load(&Path::new(DIR).join("benchmarks/graph_ma.toml")).unwrap();
+    let s = Sweep::load(&Path::new(DIR).join("configs/graph_ma.toml")).unwrap();
     let mut labels: Vec<(String, String)> = s
         .cells
         .iter()

@@ -221,7 +221,7 @@ fn info_json_from_the_binary() {
     assert_eq!(v["feature_dim"], 7);
     assert_eq!(
         v["feature_rule"],
-        "graphcl: labels (published setting for MUTAG)"
+        "graphcl: labels (from the data: node labels)"
     );
     // The dataset is now cached: a second run works without the mirror.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
@@ -300,6 +300,120 @@ fn real_features() {
         let deg = g.degrees();
         for (i, row) in x.chunks(201).enumerate() {
             assert_eq!(row[deg[i] as usize], 1.0);
+        }
+    }
+}
+
+/// The features of a published set do not depend on its name: a copy of its files in a
+/// `tu:` folder of its own name or of another name gets, under every feature spec the
+/// methods use, byte for byte the features (and `datasets info`'s feature_dim) of the set
+/// by name, and trains to the same embeddings. The sets by name keep the published
+/// setting the committed results were made with: GraphCL's and SimGRACE's one-hot node
+/// labels on MUTAG and PROTEINS (its attribute left out), the constant on IMDB-BINARY;
+/// AD-GCL's constant everywhere.
+#[test]
+fn copies_of_a_set_under_any_name_get_its_features() {
+    use magcl::data::features::{resolve, FeatureKind};
+    let test = "copies_of_a_set_under_any_name_get_its_features";
+    let sets = [
+        ("MUTAG", FeatureKind::Labels, 7),
+        ("PROTEINS", FeatureKind::Labels, 3),
+        ("IMDB-BINARY", FeatureKind::Constant, 1),
+    ];
+    let names: Vec<&str> = sets.iter().map(|s| s.0).collect();
+    let Some((cache, cfg)) = cache_with_mirror(test, &names) else {
+        return;
+    };
+    let copies = tempfile::tempdir().unwrap();
+    for (name, graphcl_kind, graphcl_dim) in sets {
+        let named = load_graph_dataset(name, &cfg).unwrap();
+        assert_eq!(resolve(&named, "graphcl").unwrap(), graphcl_kind, "{name}");
+        assert_eq!(resolve(&named, "auto").unwrap(), graphcl_kind, "{name}");
+        assert_eq!(
+            resolve(&named, "adgcl").unwrap(),
+            FeatureKind::Constant,
+            "{name}"
+        );
+        assert_eq!(
+            graph_stats(&named).unwrap().feature_dim,
+            graphcl_dim,
+            "{name}"
+        );
+        // The set's files as fetched, copied under its own name and under another one.
+        let files = cache.path().join("tu").join(name);
+        for (parent, copy) in [("same", name.to_string()), ("other", format!("MY{name}"))] {
+            let dir = copies.path().join(parent).join(&copy);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut copied = 0;
+            for e in std::fs::read_dir(&files).unwrap() {
+                let file = e.unwrap().file_name().to_string_lossy().into_owned();
+                if let Some(part) = file.strip_prefix(&format!("{name}_")) {
+                    std::fs::copy(files.join(&file), dir.join(format!("{copy}_{part}"))).unwrap();
+                    copied += 1;
+                }
+            }
+            assert!(
+                copied >= 3,
+                "{name}: only {copied} files in {}",
+                files.display()
+            );
+            let spec = format!("tu:{}", dir.display());
+            let user = load_graph_dataset(&spec, &cfg).unwrap();
+            assert_eq!(user.name, copy);
+            for features in ["graphcl", "adgcl", "auto", "labels+attributes", "degree"] {
+                if features == "labels+attributes" && name != "PROTEINS" {
+                    continue;
+                }
+                let a = graph_features(&named, features).unwrap();
+                let b = graph_features(&user, features).unwrap();
+                assert_eq!(a.dim, b.dim, "{name} as {copy}, {features}");
+                let bits = |f: &magcl::data::NodeFeatures| -> Vec<Vec<u32>> {
+                    f.x.iter()
+                        .map(|g| g.iter().map(|v| v.to_bits()).collect())
+                        .collect()
+                };
+                assert!(bits(&a) == bits(&b), "{name} as {copy}, {features}");
+            }
+            assert_eq!(
+                graph_stats(&user).unwrap().feature_dim,
+                graphcl_dim,
+                "{name} as {copy}"
+            );
+            // Trained the same: one GraphCL epoch gives the same embeddings, bit for bit.
+            let train = |dataset: &str, out: &std::path::Path| {
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
+                    .args(["train", "--method", "graphcl", "--dataset", dataset])
+                    .args([
+                        "--epochs",
+                        "1",
+                        "--no-eval",
+                        "--threads",
+                        "1",
+                        "--device",
+                        "cpu",
+                    ])
+                    .arg("--save-embeddings")
+                    .arg(out)
+                    .env("MAGCL_DATA_DIR", cache.path())
+                    .env_remove("MAGCL_DATA_MIRROR")
+                    .output()
+                    .unwrap();
+                assert!(
+                    o.status.success(),
+                    "{dataset}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                std::fs::read(out).unwrap()
+            };
+            if parent == "other" {
+                let by_name = train(name, &copies.path().join("named.npy"));
+                let by_copy = train(&spec, &copies.path().join("copy.npy"));
+                assert!(by_name == by_copy, "{name} as {copy}: other embeddings");
+            }
+        }
+        // labels+attributes is there when asked for: PROTEINS' 3 labels and 1 attribute.
+        if name == "PROTEINS" {
+            assert_eq!(graph_features(&named, "labels+attributes").unwrap().dim, 4);
         }
     }
 }

@@ -95,7 +95,8 @@ fn write_tu(dir: &Path, name: &str, s: Shape) {
 #[test]
 fn any_tu_collection_name_works_like_a_builtin_one() {
     // Ten names of the TU collection outside the built-in list, with the kinds of node
-    // information their real files have (labels, attributes, both, neither).
+    // information their real files have (labels, attributes, both, neither) and what the
+    // default features take from them: the labels where there are any.
     let cases: [(&str, Shape, &str, usize); 10] = [
         (
             "ENZYMES",
@@ -105,8 +106,8 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
                 node_labels: 3,
                 attr_dim: 18,
             },
-            "labels+attributes",
-            21,
+            "labels",
+            3,
         ),
         (
             "DHFR",
@@ -116,8 +117,8 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
                 node_labels: 5,
                 attr_dim: 3,
             },
-            "labels+attributes",
-            8,
+            "labels",
+            5,
         ),
         (
             "COX2",
@@ -127,8 +128,8 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
                 node_labels: 4,
                 attr_dim: 3,
             },
-            "labels+attributes",
-            7,
+            "labels",
+            4,
         ),
         (
             "KKI",
@@ -230,11 +231,11 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
             v["feature_rule"].as_str().unwrap(),
             format!(
                 "graphcl: {rule} (from the data: {})",
-                match *rule {
-                    "labels+attributes" => "node labels and attributes",
-                    "labels" => "node labels",
-                    "attributes" => "node attributes",
-                    _ => "neither node labels nor attributes",
+                match (shape.node_labels > 0, shape.attr_dim > 0) {
+                    (true, true) => "node labels and attributes; labels+attributes takes both",
+                    (true, false) => "node labels",
+                    (false, true) => "node attributes",
+                    (false, false) => "neither node labels nor attributes",
                 }
             ),
             "{name}"
@@ -350,19 +351,10 @@ fn tu_path_copies_match_their_names() {
             ] {
                 assert_eq!(v[key], by_name[key], "{name} as {folder}: {key}");
             }
-            if folder == name || name == "MUTAG" {
-                // MUTAG has only node labels: the data rule and the published rule agree.
-                assert_eq!(
-                    v["feature_dim"], by_name["feature_dim"],
-                    "{name} as {folder}"
-                );
-            } else {
-                // PROTEINS' published GraphCL setting uses its 3 node labels only; under a
-                // name of its own the data rule also takes its 1 attribute.
-                assert_eq!(
-                    (v["feature_dim"].as_u64(), by_name["feature_dim"].as_u64()),
-                    (Some(4), Some(3))
-                );
+            // The features come from the files, not the name: PROTEINS (node labels and
+            // an attribute) gets its 3 labels under any name.
+            for key in ["feature_dim", "feature_rule"] {
+                assert_eq!(v[key], by_name[key], "{name} as {folder}: {key}");
             }
         }
         std::fs::remove_dir_all(work.path().join("copies")).unwrap();

@@ -1,7 +1,7 @@
 //! The `magcl-torch` binary (which serves `magcl`'s tensor commands) starts libtorch's
 //! OpenMP (libgomp) with threads that sleep when they wait (`GOMP_SPINCOUNT=0`) unless the
 //! user chose a wait policy, so that a busy machine does not turn a run of seconds into
-//! minutes (issue 20; `runtime::OPENMP_SPIN_COUNT`). libgomp prints the settings it
+//! minutes (`runtime::OPENMP_SPIN_COUNT`). libgomp prints the settings it
 //! started with under `OMP_DISPLAY_ENV=VERBOSE`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 use std::process::Command;

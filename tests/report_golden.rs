@@ -427,7 +427,7 @@ fn node_splits_are_separate_groups() {
 fn paper_claims_file_holds_the_papers_numbers() {
     use magcl::report::claims::ClaimsFile;
     let f = ClaimsFile::read(std::path::Path::new(&format!(
-        "{DIR}/benchmarks/claims/ma_gcl_paper.toml"
+        "{DIR}/configs/claims/ma_gcl_paper.toml"
     )))
     .unwrap();
     let by_id = |id: &str| {
@@ -470,7 +470,7 @@ fn paper_claims_file_holds_the_papers_numbers() {
     }
     assert_eq!(f.claims.len(), 12 + 6 + 3 + 36 + 6);
     // And the CLI reads it.
-    report(&[CSV, "--claims", "benchmarks/claims/ma_gcl_paper.toml"]);
+    report(&[CSV, "--claims", "configs/claims/ma_gcl_paper.toml"]);
 }
 
 /// The forest plot: SVG and PNG, one line per comparison (or claim × comparison), with

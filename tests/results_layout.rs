@@ -1,6 +1,8 @@
-//! The layout of the committed `results/` folder (issue 18 item 5): one folder per
-//! experiment, each with a MANIFEST.md that names the commits its rows came from; no
-//! commit hashes in file names; speed rows and A/B checks live under `benchmarks/`.
+//! The layout of the committed `results/` folder, so that a reader finds every experiment
+//! and what made it: one folder per experiment, each with a MANIFEST.md that names the
+//! commits its rows came from and a line in `results/README.md` that says whether
+//! `magcl bench` wrote its manifest; no commit hashes in file names; no scripts; speed rows
+//! and A/B checks live under `benchmarks/history/`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -161,9 +163,77 @@ fn speed_rows_are_not_results() {
                 .any(|h| h == "sec_per_epoch_median");
             assert!(
                 !speed,
-                "{}: bench-speed rows go under benchmarks/ (benchmarks/history/README.md)",
+                "{}: bench-speed rows go under benchmarks/history/ (benchmarks/README.md)",
                 path.display()
             );
         }
     }
+}
+
+/// The table rows of `results/README.md`: (folder name, manifest column).
+fn index_rows() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(results().join("README.md")).unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("| [`"))
+        .map(|l| {
+            let name = l.split('/').next().unwrap().to_string();
+            let manifest = l.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+            (name, manifest.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_index_lists_every_folder_and_says_who_wrote_its_manifest() {
+    let rows = index_rows();
+    let listed: BTreeSet<&str> = rows.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(listed.len(), rows.len(), "a folder is listed twice");
+    let folders: BTreeSet<String> = experiments()
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        listed,
+        folders.iter().map(|s| s.as_str()).collect(),
+        "results/README.md must list every folder of results/ and nothing else"
+    );
+    for (name, manifest) in &rows {
+        let written = entries(&results().join(name))
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".manifest.jsonl"));
+        assert_eq!(
+            manifest.starts_with("`magcl bench`"),
+            written,
+            "results/{name}: the index's manifest column ({manifest:?}) must say `magcl bench` \
+             exactly when the folder holds a .manifest.jsonl; otherwise 'by hand' and why"
+        );
+        if !written {
+            assert!(
+                manifest.starts_with("by hand"),
+                "results/{name}: {manifest:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_scripts_under_results() {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        for path in entries(dir) {
+            if path.is_dir() {
+                walk(&path, found);
+            } else if matches!(
+                path.extension().and_then(|x| x.to_str()),
+                Some("sh" | "py" | "bash" | "R" | "ipynb")
+            ) {
+                found.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&results(), &mut found);
+    assert!(
+        found.is_empty(),
+        "scripts belong in tools/ or benchmarks/, not results/: {found:?}"
+    );
 }

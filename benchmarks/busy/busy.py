@@ -12,9 +12,9 @@ that slow drifts of the machine hit all variants alike. One CSV row per run; at 
 table of medians and the hog/alone ratios (training, evaluation, wall).
 
     python3 benchmarks/busy/busy.py --variant new=target/release/magcl \\
-        --variant old=/tmp/magcl-old --rounds 3 --out benchmarks/busy/xeon2.csv
+        --variant old=/tmp/magcl-old --rounds 3 --out runs/busy.csv
     python3 benchmarks/busy/busy.py --variant passive='/tmp/magcl-old OMP_WAIT_POLICY=PASSIVE'
-    python3 benchmarks/busy/busy.py --summary benchmarks/busy/xeon2.csv
+    python3 benchmarks/busy/busy.py --summary runs/busy.csv
 
 Datasets come from $MAGCL_DATA_MIRROR / the cache as for any magcl run (PROTEINS, MUTAG
 and Cora by default; the node case `synthetic-node` needs no file).

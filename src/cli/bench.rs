@@ -19,7 +19,7 @@ use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 /// `--resume` continues where the sweep stopped without duplicating a row.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// The sweep config (TOML; see benchmarks/*.toml for annotated examples).
+    /// The sweep config (TOML; see configs/*.toml for annotated examples).
     pub config: PathBuf,
     /// Result CSV to append to [default: results/NAME/NAME.csv, or
     /// results/NAME/NAME.shard-I-of-N.csv with --shard; NAME is the sweep's name]. An existing file that is not a magcl

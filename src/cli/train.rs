@@ -122,7 +122,7 @@ pub struct TrainArgs {
     /// svc-rbf | linear-svc | logreg (graph level).
     #[arg(long)]
     pub evaluator: Option<String>,
-    /// Node features (graph level): graphcl | adgcl | labels | attributes | labels+attributes | constant | degree.
+    /// Node features (graph level): graphcl (= auto) | adgcl | auto | labels | attributes | labels+attributes | constant | degree[:N].
     #[arg(long)]
     pub features: Option<String>,
     /// Override any config field: `--set loss.temperature=0.5 --set node.edge_drop=[0.3,0.2]`.

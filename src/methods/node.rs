@@ -4,6 +4,7 @@
 //! masking with `feature_drop[v]`), one encoder whose two passes follow the schedules the
 //! MA plugin draws (the base model: both views `[base_k; 2]`), optionally the projection
 //! head (preset `paper`), and the InfoNCE loss computed in row blocks.
+
 use std::time::Instant;
 
 use tch::nn;
@@ -275,67 +276,6 @@ impl NodeModel {
         loss.backward();
         self.opt.step();
         Ok(loss.detach())
-    }
-
-    /// Prints the time of each part of one step (development aid for the speed work).
-    /// With `sync` false a CUDA part's time is the host's time to queue it, which exposes
-    /// the parts that wait for the device.
-    pub fn profile_step(&mut self, epoch: usize, sync: bool) {
-        let cuda_dev = self.device().is_cuda();
-        let cuda = cuda_dev && sync;
-        let t = Instant::now();
-        let lap = |what: &str, t: &mut Instant| {
-            if cuda {
-                tch::Cuda::synchronize(0);
-            }
-            println!("  {what:28} {:8.2} ms", t.elapsed().as_secs_f64() * 1e3);
-            *t = Instant::now();
-        };
-        let mut t = t;
-        let draws = self.draw_views(epoch);
-        lap("view draws (host)", &mut t);
-        if !sync && cuda_dev {
-            // the upload's parts, on a copy of the draws
-            let keep = Tensor::from_slice(&draws[0].0);
-            lap("  from_slice", &mut t);
-            let pinned = keep.pin_memory(self.device());
-            lap("  pin_memory", &mut t);
-            let on_dev = pinned.to_device_(self.device(), keep.kind(), true, false);
-            lap("  non-blocking copy", &mut t);
-            let _ = self.src.index_select(0, &on_dev);
-            lap("  index_select", &mut t);
-        }
-        let [(g1, m1), (g2, m2)] = self.upload_views(draws);
-        lap("view uploads", &mut t);
-        for g in [&g1, &g2] {
-            let _ = g.normalized_adjacency();
-            let _ = g.filter_matrix(self.encoder.pi);
-        }
-        lap("Â and F of both views", &mut t);
-        let (k1, k2) = self.sampler.sample(epoch as u64, epoch as u64);
-        println!("  schedules {k1:?} {k2:?}");
-        let x1 = self
-            .features
-            .masked_matmul(&self.encoder.layers[0].weight, Some(&m1));
-        let x2 = self
-            .features
-            .masked_matmul(&self.encoder.layers[0].weight, Some(&m2));
-        lap("X·W (both views)", &mut t);
-        let _ = (x1, x2);
-        let z1 = self
-            .encoder
-            .forward(&self.features, Some(&m1), &g1, &k1, true);
-        let z2 = self
-            .encoder
-            .forward(&self.features, Some(&m2), &g2, &k2, true);
-        lap("encoder forward (both)", &mut t);
-        let loss = self.loss.loss(&z1, &z2);
-        lap("loss (value + analytic grad)", &mut t);
-        self.opt.zero_grad();
-        loss.backward();
-        lap("backward", &mut t);
-        self.opt.step();
-        lap("optimiser", &mut t);
     }
 
     /// Trains for `epochs` epochs.

@@ -28,9 +28,11 @@ Names (case-insensitive):
   your own node-level graph: npz:PATH (arrays x, edge_index, y, optional masks; see
     docs/datasets.md)
 
-Node features of graph sets (`feature_rule` in `datasets info`): the published setting on
-  the datasets GraphCL and AD-GCL were published on; otherwise from the data: one-hot node
-  labels and/or node attributes where present, the constant feature where neither is.
+Node features of graph sets (`feature_rule` in `datasets info`), from the data alone, never
+  from the name (a copy of a set's files under another name gets the same features):
+  one-hot node labels where the set has them, else its node attributes, else the constant
+  feature (`graphcl`, the default, and `auto`); `adgcl`: the constant feature;
+  `--features labels+attributes` takes both.
 
 Examples:
   magcl datasets list

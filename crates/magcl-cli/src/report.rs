@@ -60,7 +60,7 @@ pub struct ReportArgs {
     /// comparison of the report).
     #[arg(long, default_value = "family", value_name = "family|table")]
     pub holm: String,
-    /// A claims file (e.g. benchmarks/claims/ma_gcl_paper.toml): adds the verdict table
+    /// A claims file (e.g. configs/claims/ma_gcl_paper.toml): adds the verdict table
     /// (claim Δ | measured Δ [95% CI] | MDE | verdict) to the report.
     #[arg(long, value_name = "FILE.toml")]
     pub claims: Option<PathBuf>,

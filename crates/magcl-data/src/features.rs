@@ -7,13 +7,14 @@
 //! | `labels+attributes` | both | one-hot labels, then attributes |
 //! | `constant` | 1 | x = 1 for every node |
 //! | `degree` / `degree:N` | N + 1 | one-hot degree; degrees >= N share the last column ([`DEFAULT_DEGREE_CAP`] = 64) |
-//! | `auto` | from the data | `labels+attributes` if the dataset has node labels and attributes, `labels` or `attributes` if it has one of them, `constant` if neither |
-//! | `graphcl` | preset | the published setting on the datasets GraphCL / SimGRACE were published on (`labels` for MUTAG, PTC_MR, DD, PROTEINS, NCI1, NCI109; `constant` for IMDB-BINARY, IMDB-MULTI, COLLAB, REDDIT-BINARY, REDDIT-MULTI-5K); `auto` for every other dataset |
-//! | `adgcl` | preset | `constant` on the built-in TU sets (the AD-GCL code gives every node the feature 1); `auto` for every other dataset |
+//! | `auto` | from the data | one-hot node labels where the dataset has them, else its node attributes, else `constant` |
+//! | `graphcl` | preset: `auto` | the preset of GraphCL and SimGRACE: on every set they were published on, `auto` is what their code feeds the encoder (one-hot node labels: PyG's TU loader leaves attributes out unless asked; x = 1 on the social sets, which have no labels) |
+//! | `adgcl` | preset: `constant` | the AD-GCL code gives every node of every TU set the feature 1 |
 //!
-//! The presets go by the dataset's name, which for `tu:PATH/NAME` is the folder's name:
-//! a copy of MUTAG's files in `tu:/data/MUTAG` gets MUTAG's published features, one in
-//! `tu:/data/MYSET` gets `auto`'s (for MUTAG's files both are its 7 one-hot node labels).
+//! No rule looks at the dataset's name: the same files give the same features whatever
+//! they are called, so a copy of MUTAG's, PROTEINS' or IMDB-BINARY's files in
+//! `tu:/data/ANYNAME` trains exactly like the set by name (for PROTEINS, which has node
+//! labels and one attribute, that is its 3 one-hot labels; `labels+attributes` gives 4).
 //!
 //! Spec names are case-insensitive. A kind the dataset cannot provide (e.g. `labels` on
 //! IMDB-BINARY, which has no node labels) is an error that lists what it can provide.
@@ -22,35 +23,6 @@ use crate::error::{Error, Result};
 
 /// Default degree cap of `degree`: columns for degrees 0..63 and one for 64 and more.
 pub const DEFAULT_DEGREE_CAP: usize = 64;
-
-/// Datasets for which the `graphcl` preset uses one-hot node labels (published setting).
-pub const GRAPHCL_LABEL_DATASETS: [&str; 6] =
-    ["MUTAG", "PTC_MR", "DD", "PROTEINS", "NCI1", "NCI109"];
-
-/// Datasets for which the `graphcl` preset uses the constant feature (published setting:
-/// they have neither node labels nor attributes).
-pub const GRAPHCL_CONSTANT_DATASETS: [&str; 5] = [
-    "IMDB-BINARY",
-    "IMDB-MULTI",
-    "COLLAB",
-    "REDDIT-BINARY",
-    "REDDIT-MULTI-5K",
-];
-
-/// Datasets for which the `adgcl` preset uses the constant feature: the built-in TU sets.
-pub const ADGCL_CONSTANT_DATASETS: [&str; 11] = [
-    "MUTAG",
-    "PTC_MR",
-    "DD",
-    "PROTEINS",
-    "NCI1",
-    "NCI109",
-    "IMDB-BINARY",
-    "IMDB-MULTI",
-    "COLLAB",
-    "REDDIT-BINARY",
-    "REDDIT-MULTI-5K",
-];
 
 /// Node features of every graph of a dataset.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,12 +58,12 @@ impl std::fmt::Display for FeatureKind {
 const SPEC_HELP: &str =
     "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, graphcl, adgcl";
 
-/// What the data offers: `auto`'s choice.
+/// What the data offers: `auto`'s choice. Labels win over attributes because that is
+/// what the GCL references use by default; both together only when asked.
 fn from_data(ds: &GraphDataset) -> FeatureKind {
     let (labels, attrs) = contents(ds);
     match (labels, attrs) {
-        (true, true) => FeatureKind::LabelsAndAttributes,
-        (true, false) => FeatureKind::Labels,
+        (true, _) => FeatureKind::Labels,
         (false, true) => FeatureKind::Attributes,
         (false, false) => FeatureKind::Constant,
     }
@@ -105,32 +77,22 @@ fn contents(ds: &GraphDataset) -> (bool, bool) {
 }
 
 /// A spec resolved for one dataset: the kind, and in words why (`datasets info`'s
-/// `feature_rule`, e.g. "graphcl: labels (published setting for MUTAG)").
+/// `feature_rule`, e.g. "graphcl: labels (from the data: node labels)").
 pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
     let kind = resolve(ds, spec)?;
     let s = spec.trim().to_ascii_lowercase();
-    let name = ds.name.to_ascii_uppercase();
-    let published = match s.as_str() {
-        "graphcl" => {
-            GRAPHCL_LABEL_DATASETS.contains(&name.as_str())
-                || GRAPHCL_CONSTANT_DATASETS.contains(&name.as_str())
+    let why = match s.as_str() {
+        "graphcl" | "auto" => {
+            let has = match contents(ds) {
+                (true, true) => "node labels and attributes; labels+attributes takes both",
+                (true, false) => "node labels",
+                (false, true) => "node attributes",
+                (false, false) => "neither node labels nor attributes",
+            };
+            format!("{s}: {kind} (from the data: {has})")
         }
-        "adgcl" => ADGCL_CONSTANT_DATASETS.contains(&name.as_str()),
-        _ => false,
-    };
-    let why = if published {
-        format!("{s}: {kind} (published setting for {})", ds.name)
-    } else if matches!(s.as_str(), "graphcl" | "adgcl" | "auto") {
-        let (l, a) = contents(ds);
-        let has = match (l, a) {
-            (true, true) => "node labels and attributes",
-            (true, false) => "node labels",
-            (false, true) => "node attributes",
-            (false, false) => "neither node labels nor attributes",
-        };
-        format!("{s}: {kind} (from the data: {has})")
-    } else {
-        format!("{kind} (chosen explicitly)")
+        "adgcl" => format!("{s}: {kind} (the AD-GCL code gives every node the feature 1)"),
+        _ => format!("{kind} (chosen explicitly)"),
     };
     Ok((kind, why))
 }
@@ -146,24 +108,8 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
         "degree" => FeatureKind::Degree {
             cap: DEFAULT_DEGREE_CAP,
         },
-        "auto" => from_data(ds),
-        "graphcl" => {
-            let name = ds.name.to_ascii_uppercase();
-            if GRAPHCL_LABEL_DATASETS.contains(&name.as_str()) {
-                FeatureKind::Labels
-            } else if GRAPHCL_CONSTANT_DATASETS.contains(&name.as_str()) {
-                FeatureKind::Constant
-            } else {
-                from_data(ds)
-            }
-        }
-        "adgcl" => {
-            if ADGCL_CONSTANT_DATASETS.contains(&ds.name.to_ascii_uppercase().as_str()) {
-                FeatureKind::Constant
-            } else {
-                from_data(ds)
-            }
-        }
+        "auto" | "graphcl" => from_data(ds),
+        "adgcl" => FeatureKind::Constant,
         other => match other.strip_prefix("degree:") {
             Some(n) => {
                 let cap: usize = n.trim().parse().map_err(|_| {
@@ -353,12 +299,75 @@ mod tests {
     }
 
     #[test]
-    fn presets_and_errors() {
+    fn auto_takes_labels_then_attributes_then_the_constant() {
         let mut d = ds();
-        assert_eq!(resolve(&d, "graphcl").unwrap(), FeatureKind::Labels);
-        assert_eq!(resolve(&d, "adgcl").unwrap(), FeatureKind::Constant);
+        assert_eq!(resolve(&d, "auto").unwrap(), FeatureKind::Labels);
+        for g in &mut d.graphs {
+            g.node_labels = None;
+        }
+        assert_eq!(resolve(&d, "auto").unwrap(), FeatureKind::Attributes);
+        for g in &mut d.graphs {
+            g.node_attributes = None;
+        }
+        d.node_attr_dim = 0;
+        assert_eq!(resolve(&d, "auto").unwrap(), FeatureKind::Constant);
+    }
+
+    /// The same files give the same features whatever the dataset is called: the presets
+    /// of the published sets' names and of any other name agree, for every combination of
+    /// node labels and attributes.
+    #[test]
+    fn presets_do_not_depend_on_the_name() {
+        for (labels, attrs) in [(true, true), (true, false), (false, true), (false, false)] {
+            let mut d = ds();
+            if !labels {
+                d.graphs[0].node_labels = None;
+            }
+            if !attrs {
+                d.graphs[0].node_attributes = None;
+                d.node_attr_dim = 0;
+            }
+            let by_name = |name: &str, spec: &str| {
+                let mut d = d.clone();
+                d.name = name.into();
+                (
+                    resolve(&d, spec).unwrap(),
+                    graph_features(&d, spec).unwrap(),
+                )
+            };
+            for spec in ["auto", "graphcl", "adgcl"] {
+                let mutag = by_name("MUTAG", spec);
+                assert_eq!(
+                    by_name("IMDB-BINARY", spec),
+                    mutag,
+                    "{spec} {labels} {attrs}"
+                );
+                assert_eq!(by_name("MYSET", spec), mutag, "{spec} {labels} {attrs}");
+            }
+            assert_eq!(by_name("X", "graphcl").0, by_name("X", "auto").0);
+            assert_eq!(by_name("X", "adgcl").0, FeatureKind::Constant);
+        }
+    }
+
+    #[test]
+    fn explanations_say_where_the_kind_comes_from() {
+        let d = ds();
+        let rule = |spec| explain(&d, spec).unwrap().1;
+        assert_eq!(
+            rule("graphcl"),
+            "graphcl: labels (from the data: node labels and attributes; labels+attributes takes both)"
+        );
+        assert_eq!(
+            rule("adgcl"),
+            "adgcl: constant (the AD-GCL code gives every node the feature 1)"
+        );
+        assert_eq!(rule("degree:3"), "degree:3 (chosen explicitly)");
+    }
+
+    #[test]
+    fn unavailable_kinds_and_bad_specs_are_errors() {
+        let mut d = ds();
         d.name = "IMDB-BINARY".into();
-        assert_eq!(resolve(&d, "graphcl").unwrap(), FeatureKind::Constant);
         for g in &mut d.graphs {
             g.node_labels = None;
         }

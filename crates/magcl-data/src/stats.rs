@@ -19,9 +19,8 @@ pub struct GraphStats {
     pub avg_edges: f64,
     /// Feature width under the default `graphcl` features.
     pub feature_dim: usize,
-    /// How the `graphcl` features were chosen, e.g. "graphcl: labels (published setting
-    /// for MUTAG)" or "graphcl: labels+attributes (from the data: node labels and
-    /// attributes)".
+    /// How the `graphcl` features were chosen, e.g. "graphcl: labels (from the data: node
+    /// labels)" or "graphcl: constant (from the data: neither node labels nor attributes)".
     pub feature_rule: String,
     /// Graphs per class index (classes in ascending order of their original label).
     pub class_counts: Vec<usize>,

@@ -1,5 +1,5 @@
 //! The paper's claims beside the measurements: a claims file (TOML, e.g.
-//! `benchmarks/claims/ma_gcl_paper.toml`) lists what the paper reports MA to do — a
+//! `configs/claims/ma_gcl_paper.toml`) lists what the paper reports MA to do — a
 //! claimed Δ = +MA − baseline per dataset and method — and [`join`] pairs every claim with
 //! the report's comparisons that test it and gives each pair a verdict.
 //!

@@ -1,5 +1,5 @@
 //! Training curves: a method's accuracy against its number of training epochs, with the
-//! classical floors as bands (issue #26, item 2).
+//! classical floors as bands.
 //!
 //! Which groups form which curve point ([`build`]):
 //! - A **curve** is one (dataset, method, evaluator, split, MA label, variant without its
@@ -7,7 +7,7 @@
 //!   count being the group's configured `epochs` (the run config's `epochs`, else the
 //!   row's `epochs` column). The grid label `epochs=N` is dropped from the variant, so
 //!   the cells of a grid over `epochs` and the cells without a grid (e.g. the 20-epoch
-//!   cells of `benchmarks/training_curves.toml`) fall on one curve.
+//!   cells of `configs/training_curves.toml`) fall on one curve.
 //! - **Epoch 0** is the method's untrained encoder ([`floor::UNTRAINED`]: `untrained-adgcl`
 //!   is epoch 0 of `adgcl` and of `adgcl-fixed`) with the *same* MA label, the same
 //!   evaluator, split and (node level) preset, and the same remaining variant, else the

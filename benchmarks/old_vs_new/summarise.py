@@ -1,14 +1,18 @@
-"""Medians and ranges of speed.csv (seconds per epoch, seconds per evaluation) and
-cpu_time.tsv (CPU seconds per invocation), old binary against new, per case.
-Usage: python3 summarise.py OLD_COMMIT_PREFIX [TAG]   (TAG: read speed_TAG.csv, cpu_time_TAG.tsv)"""
+"""Medians and ranges of run.sh's speed.csv (seconds per epoch, seconds per evaluation)
+and cpu_time.tsv (CPU seconds per invocation), old binary against new, per case.
+Usage: python3 summarise.py OLD_COMMIT_PREFIX [TAG] [DIR]   (TAG: read speed_TAG.csv,
+cpu_time_TAG.tsv; DIR: where run.sh wrote them, default the current folder). Rows whose
+git_commit starts with OLD_COMMIT_PREFIX are the old binary's."""
 import csv
 import statistics
 import sys
 from pathlib import Path
 
-here = Path(__file__).parent
-old = sys.argv[1] if len(sys.argv) > 1 else "6930118"
-tag = f"_{sys.argv[2]}" if len(sys.argv) > 2 else ""
+if len(sys.argv) < 2:
+    sys.exit(__doc__)
+old = sys.argv[1]
+tag = f"_{sys.argv[2]}" if len(sys.argv) > 2 and sys.argv[2] else ""
+here = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(".")
 by, ev, cpu, cases = {}, {}, {}, []
 for r in csv.DictReader(open(here / f"speed{tag}.csv")):
     case = f"{r['method']}:{r['dataset']}"

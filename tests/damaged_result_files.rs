@@ -1,4 +1,4 @@
-//! Property tests for issue 17: result-file parsing (`magcl report`'s reader and
+//! Property tests of result-file parsing (`magcl report`'s reader and
 //! `ResultsFile::open`, which `magcl bench --out` uses) fed random bytes, random
 //! truncations and random byte damage of real result files. Never a panic; a file that is
 //! not a magcl result file is never changed; a magcl result file is changed only by

@@ -5,7 +5,7 @@
 # previous call, if any). Graph-level cells run on the CPU cores (1 thread each, so rows
 # are bit-reproducible on any machine at that thread count), node-level cells on the GPUs.
 # Leaves results.tgz (rows, manifests, configs) in $OUT.
-#   bash benchmarks/floor/device_sweeps.sh SECONDS
+#   bash tools/device_sweeps.sh SECONDS
 set -u
 LIMIT=${1:-540}
 D=$PWD/.devcarry
@@ -21,7 +21,7 @@ END=$(( $(date +%s) + LIMIT ))
 left() { echo $(( END - $(date +%s) )); }
 # node level on the GPUs, alongside the graph level
 if [ "$GPUS" -gt 0 ]; then
-  timeout "$(left)" "$M" bench benchmarks/floor_node.toml --resume --jobs $((2*GPUS)) --threads 1 --device cuda >/tmp/node.log 2>&1 &
+  timeout "$(left)" "$M" bench configs/floor_node.toml --resume --jobs $((2*GPUS)) --threads 1 --device cuda >/tmp/node.log 2>&1 &
 fi
 for s in floor_graph training_curves; do
   [ "$(left)" -gt 20 ] || break
