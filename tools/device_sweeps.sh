@@ -25,7 +25,7 @@ if [ "$GPUS" -gt 0 ]; then
 fi
 for s in floor_graph training_curves; do
   [ "$(left)" -gt 20 ] || break
-  timeout "$(left)" "$M" bench benchmarks/$s.toml --resume --jobs $((CORES-4)) --threads 1 --device cpu 2>&1 | grep -E "finished|failed|error|cells" | tail -5
+  timeout "$(left)" "$M" bench configs/$s.toml --resume --jobs $((CORES-4)) --threads 1 --device cpu 2>&1 | grep -E "finished|failed|error|cells" | tail -5
 done
 wait
 tail -3 /tmp/node.log
