@@ -26,12 +26,13 @@
 //! | `ma_setting` | one entry of `ma`: `"ARS code gin-sum"` or an inline table |
 //! | `expand` | sections into cells, in sweep order; identical cells merged |
 //! | `shard` | `--shard I/N` and `--shard slurm`, dealt by cost |
-//! | `cost` | a cell's estimated cost |
+//! | `cost` | a cell's estimated cost, from the dataset registry's sizes |
 //! | `filter` | `--only key=value,…` |
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::config::{RunConfig, RunSpec, Task};
+use crate::data::registry::{self, DatasetKind};
 use crate::error::{Error, Result};
 
 mod cost;
@@ -48,24 +49,12 @@ pub use shard::{deal_by_cost, parse_shard, shard, slurm_shard};
 /// A byte range of the sweep file.
 type Span = Range<usize>;
 
-/// The task of a dataset magcl knows by name (see `magcl datasets list`; `tu:PATH` folders
-/// are graph sets), `None` for an unknown name.
+/// The task of a dataset name a sweep accepts (see `magcl datasets list`; `tu:PATH`
+/// folders are graph sets), `None` for an unknown name.
 pub fn known_dataset(name: &str) -> Option<Task> {
-    if name.trim().starts_with("tu:") {
-        return Some(Task::Graph);
-    }
-    if name.trim().starts_with("npz:") {
-        return Some(Task::Node);
-    }
-    if matches!(
-        crate::data::source::synthetic_node_params(name),
-        Ok(Some(_))
-    ) {
-        return Some(Task::Node);
-    }
-    crate::data::registry::find(name).map(|d| match d.kind {
-        crate::data::registry::DatasetKind::Graph => Task::Graph,
-        crate::data::registry::DatasetKind::Node => Task::Node,
+    registry::dataset_kind(name).map(|k| match k {
+        DatasetKind::Graph => Task::Graph,
+        DatasetKind::Node => Task::Node,
     })
 }
 
