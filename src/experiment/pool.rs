@@ -10,13 +10,13 @@ use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
-use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::device::{auto_pick, auto_pick_for, parse_device_spec, worker_device, DeviceSpec, Pick};
 use super::results::{FromRecord, ResultRow, ResultsFile};
 use super::sweep::Cell;
 use super::{RunConfig, RunRecord, Task};
+use crate::error::{Error, Result};
 
 /// The options [`Placement::new`] reads.
 struct PlacementArgs<'a> {
@@ -49,10 +49,15 @@ pub fn remove_stale_scratch(root: &Path) {
 }
 
 /// The worker program: $MAGCL_BENCH_WORKER, else this executable.
-pub fn worker_program() -> anyhow::Result<PathBuf> {
+pub fn worker_program() -> Result<PathBuf> {
     match std::env::var_os("MAGCL_BENCH_WORKER") {
         Some(w) if !w.is_empty() => Ok(PathBuf::from(w)),
-        _ => std::env::current_exe().context("cannot find the magcl executable to run cells"),
+        _ => std::env::current_exe().map_err(|e| {
+            Error::from(std::io::Error::new(
+                e.kind(),
+                format!("cannot find the magcl executable to run cells: {e}"),
+            ))
+        }),
     }
 }
 
@@ -114,18 +119,23 @@ impl Placement {
     /// GPU and `--gpus` at most the visible ones. A worker program of one's own
     /// ($MAGCL_BENCH_WORKER) given `--gpus G` is trusted to have G GPUs (how the placement
     /// is tested without one).
-    pub fn new(device: &str, gpus: Option<usize>) -> anyhow::Result<Placement> {
+    pub fn new(device: &str, gpus: Option<usize>) -> Result<Placement> {
         let args = PlacementArgs { device, gpus };
         let spec = parse_device_spec(args.device)?;
         if args.gpus == Some(0) {
-            bail!("--gpus must be at least 1 (use --device cpu for no GPU)");
+            return Err(Error::Config(
+                "--gpus must be at least 1 (use --device cpu for no GPU)".into(),
+            ));
         }
         let own_worker = std::env::var_os("MAGCL_BENCH_WORKER").is_some_and(|w| !w.is_empty());
         let visible = match args.gpus {
             Some(g) if own_worker => {
                 if let DeviceSpec::Cuda(Some(i)) = spec {
                     if i >= g {
-                        bail!("--device {}: only {g} GPU(s) (--gpus {g})", args.device);
+                        return Err(Error::Config(format!(
+                            "--device {}: only {g} GPU(s) (--gpus {g})",
+                            args.device
+                        )));
                     }
                 }
                 g
@@ -133,7 +143,7 @@ impl Placement {
             _ => {
                 if matches!(spec, DeviceSpec::Cuda(_)) {
                     crate::experiment::run::resolve_device(args.device)
-                        .with_context(|| format!("--device {}", args.device))?;
+                        .map_err(|e| Error::Config(format!("--device {}: {e}", args.device)))?;
                 }
                 if tch::Cuda::is_available() {
                     tch::Cuda::device_count().max(0) as usize
@@ -144,14 +154,14 @@ impl Placement {
         };
         if let Some(g) = args.gpus {
             if g > visible {
-                bail!(
+                return Err(Error::Config(format!(
                     "--gpus {g}: only {visible} GPU(s) are visible{}",
                     if visible == 0 {
                         " (no GPU, or a CPU-only libtorch)"
                     } else {
                         ""
                     }
-                );
+                )));
             }
         }
         let gpus = match spec {
@@ -212,14 +222,14 @@ pub fn run_pool(
     tmp: &Path,
     jobs: usize,
     placement: &Placement,
-) -> anyhow::Result<(usize, usize)> {
+) -> Result<(usize, usize)> {
     let queue: Mutex<VecDeque<&Cell>> = Mutex::new(todo.iter().collect());
     let (tx, rx) = mpsc::channel::<(&Cell, Outcome)>();
     let bar = progress_bar(todo.len() as u64);
     let start = Instant::now();
     let mut ok = 0usize;
     let mut failed = 0usize;
-    let mut write_error: Option<anyhow::Error> = None;
+    let mut write_error: Option<Error> = None;
     std::thread::scope(|scope| {
         for slot in 0..jobs {
             let tx = tx.clone();
@@ -263,7 +273,7 @@ pub fn run_pool(
                         }
                         failed += 1;
                         let m = format!("{}: cannot write the row: {e}", cell.describe());
-                        write_error = Some(anyhow::anyhow!("{e}"));
+                        write_error = Some(e.into());
                         m
                     }
                 },

@@ -48,53 +48,89 @@ pub struct KnownDataset {
     pub origin: Origin,
     /// Other accepted names.
     pub aliases: &'static [&'static str],
+    /// The size of the data as loaded, for estimates such as a sweep's cost per cell
+    /// (checked against the files by this module's tests where a mirror holds them);
+    /// `None` for the TU collection's other sets.
+    pub size: Option<DatasetSize>,
 }
 
-const fn tu(name: &'static str, aliases: &'static [&'static str]) -> KnownDataset {
+/// A dataset's size as `magcl datasets info` counts it: graphs, nodes and undirected
+/// edges (each once, without self-loops), over all graphs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DatasetSize {
+    pub graphs: usize,
+    pub nodes: usize,
+    pub edges: usize,
+}
+
+const fn size(graphs: usize, nodes: usize, edges: usize) -> Option<DatasetSize> {
+    Some(DatasetSize {
+        graphs,
+        nodes,
+        edges,
+    })
+}
+
+const fn tu(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    size: Option<DatasetSize>,
+) -> KnownDataset {
     KnownDataset {
         name,
         kind: DatasetKind::Graph,
         origin: Origin::Tu,
         aliases,
+        size,
     }
 }
 
-/// Every known dataset, graph sets first.
+/// Every known dataset, graph sets first. Each size is checked against the data by
+/// `sizes_are_those_of_the_data` where the test mirror holds its files; the others are the
+/// datasets' published statistics.
 pub const KNOWN: &[KnownDataset] = &[
-    tu("MUTAG", &[]),
-    tu("NCI1", &[]),
-    tu("NCI109", &[]),
-    tu("PROTEINS", &[]),
-    tu("DD", &[]),
-    tu("PTC_MR", &[]),
-    tu("IMDB-BINARY", &["IMDB-B"]),
-    tu("IMDB-MULTI", &["IMDB-M"]),
-    tu("COLLAB", &[]),
-    tu("REDDIT-BINARY", &["RDT-B"]),
-    tu("REDDIT-MULTI-5K", &["RDT-M5K"]),
+    tu("MUTAG", &[], size(188, 3_371, 3_721)),
+    tu("NCI1", &[], size(4_110, 122_747, 132_753)),
+    tu("NCI109", &[], size(4_127, 122_494, 132_604)),
+    tu("PROTEINS", &[], size(1_113, 43_471, 81_044)),
+    tu("DD", &[], size(1_178, 334_925, 843_046)),
+    tu("PTC_MR", &[], size(344, 4_915, 5_054)),
+    tu("IMDB-BINARY", &["IMDB-B"], size(1_000, 19_773, 96_531)),
+    tu("IMDB-MULTI", &["IMDB-M"], size(1_500, 19_502, 98_903)),
+    tu("COLLAB", &[], size(5_000, 372_474, 12_287_210)),
+    tu("REDDIT-BINARY", &["RDT-B"], size(2_000, 859_254, 995_508)),
+    tu(
+        "REDDIT-MULTI-5K",
+        &["RDT-M5K"],
+        size(4_999, 2_542_713, 2_485_159),
+    ),
     KnownDataset {
         name: "synthetic",
         kind: DatasetKind::Graph,
         origin: Origin::Synthetic,
         aliases: &["BA-2Motifs"],
+        size: size(200, 5_000, 5_100),
     },
     KnownDataset {
         name: "Cora",
         kind: DatasetKind::Node,
         origin: Origin::Planetoid { prefix: "cora" },
         aliases: &[],
+        size: size(1, 2_708, 5_278),
     },
     KnownDataset {
         name: "CiteSeer",
         kind: DatasetKind::Node,
         origin: Origin::Planetoid { prefix: "citeseer" },
         aliases: &[],
+        size: size(1, 3_327, 4_552),
     },
     KnownDataset {
         name: "PubMed",
         kind: DatasetKind::Node,
         origin: Origin::Planetoid { prefix: "pubmed" },
         aliases: &[],
+        size: size(1, 19_717, 44_324),
     },
     KnownDataset {
         name: "Amazon-Computers",
@@ -103,6 +139,7 @@ pub const KNOWN: &[KnownDataset] = &[
             file: "amazon_electronics_computers.npz",
         },
         aliases: &["Computers", "Amazon-C"],
+        size: size(1, 13_752, 245_861),
     },
     KnownDataset {
         name: "Amazon-Photo",
@@ -111,6 +148,7 @@ pub const KNOWN: &[KnownDataset] = &[
             file: "amazon_electronics_photo.npz",
         },
         aliases: &["Photo", "Amazon-P"],
+        size: size(1, 7_650, 119_081),
     },
     KnownDataset {
         name: "Coauthor-CS",
@@ -119,6 +157,7 @@ pub const KNOWN: &[KnownDataset] = &[
             file: "ms_academic_cs.npz",
         },
         aliases: &["CS"],
+        size: size(1, 18_333, 81_894),
     },
 ];
 
@@ -174,7 +213,7 @@ pub fn find(name: &str) -> Option<KnownDataset> {
         return Some(*d);
     }
     if let Some(t) = TU_COLLECTION.iter().find(|t| **t == n) {
-        return Some(tu(t, &[]));
+        return Some(tu(t, &[], None));
     }
     if let Some(d) = KNOWN
         .iter()
@@ -185,7 +224,7 @@ pub fn find(name: &str) -> Option<KnownDataset> {
     TU_COLLECTION
         .iter()
         .find(|t| t.eq_ignore_ascii_case(n))
-        .map(|t| tu(t, &[]))
+        .map(|t| tu(t, &[], None))
 }
 
 /// Whether `name` is one of the built-in datasets (which have known checksums), as opposed
@@ -205,11 +244,23 @@ pub fn lookup(name: &str) -> Result<KnownDataset> {
     })
 }
 
+/// The kind of a dataset name as a sweep or a run names it: a built-in name or alias, a
+/// name of the TU collection, `tu:PATH` (graph), `npz:PATH` or `synthetic-node[:…]`
+/// (node); `None` for any other name.
+pub fn dataset_kind(name: &str) -> Option<DatasetKind> {
+    let name = name.trim();
+    if name.starts_with("tu:") {
+        return Some(DatasetKind::Graph);
+    }
+    if name.starts_with("npz:") || matches!(synthetic_node_params(name), Ok(Some(_))) {
+        return Some(DatasetKind::Node);
+    }
+    find(name).map(|d| d.kind)
+}
+
 /// Whether `name` is a known node-classification dataset.
 pub fn is_node_dataset(name: &str) -> bool {
-    name.trim().starts_with("npz:")
-        || find(name).is_some_and(|d| d.kind == DatasetKind::Node)
-        || matches!(synthetic_node_params(name), Ok(Some(_)))
+    dataset_kind(name) == Some(DatasetKind::Node)
 }
 
 /// (nodes, undirected edges, features, classes, seed) of a `synthetic-node` set.
@@ -255,6 +306,7 @@ pub fn synthetic_node_params(name: &str) -> Result<Option<SyntheticNodeSize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::{Path, PathBuf};
 
     #[test]
     fn names_and_aliases() {
@@ -288,6 +340,12 @@ mod tests {
         assert!(is_node_dataset("Coauthor-CS"));
         assert!(!is_node_dataset("MUTAG"));
         assert!(!is_node_dataset("nope"));
+        assert_eq!(dataset_kind(" mutag "), Some(DatasetKind::Graph));
+        assert_eq!(dataset_kind("tu:data/MINE"), Some(DatasetKind::Graph));
+        assert_eq!(dataset_kind("npz:graph.npz"), Some(DatasetKind::Node));
+        assert_eq!(dataset_kind("synthetic-node:500"), Some(DatasetKind::Node));
+        assert_eq!(dataset_kind("synthetic-node:x"), None);
+        assert_eq!(dataset_kind("nope"), None);
         let e = lookup("nope").unwrap_err().to_string();
         assert!(
             e.contains("MUTAG") && e.contains("Cora") && e.contains("synthetic"),
@@ -303,5 +361,85 @@ mod tests {
         all.sort();
         all.dedup();
         assert_eq!(all.len(), n);
+    }
+
+    /// The size of `d`'s data loaded from its files in the mirror folder `mirror` (the
+    /// generated set needs none); `None` where the mirror lacks them.
+    fn measured_size(d: &KnownDataset, mirror: &Path) -> Option<Result<DatasetSize>> {
+        let graph_set = |ds: crate::GraphDataset| DatasetSize {
+            graphs: ds.graphs.len(),
+            nodes: ds.num_nodes(),
+            edges: ds.num_edges(),
+        };
+        let node_set = |ds: crate::NodeDataset| DatasetSize {
+            graphs: 1,
+            nodes: ds.num_nodes,
+            edges: ds.edges.len(),
+        };
+        match d.origin {
+            Origin::Synthetic => {
+                let cfg = crate::DataConfig::new(std::env::temp_dir());
+                Some(crate::load_graph_dataset(d.name, &cfg).map(graph_set))
+            }
+            Origin::Tu => {
+                let dir = mirror.join("tu").join(d.name);
+                let files = dir.join(format!("{}_A.txt", d.name)).is_file();
+                files.then(|| crate::tu::load_tu_dir(&dir, d.name).map(graph_set))
+            }
+            Origin::Planetoid { prefix } => {
+                let dir = mirror.join("planetoid");
+                let files = crate::planetoid::SUFFIXES
+                    .iter()
+                    .all(|s| dir.join(format!("ind.{prefix}.{s}")).is_file());
+                files.then(|| {
+                    crate::planetoid::load_planetoid_dir(&dir, d.name, prefix).map(node_set)
+                })
+            }
+            Origin::GnnBenchmark { file } => {
+                let path = mirror.join("npz").join(file);
+                path.is_file().then(|| {
+                    let bytes = std::fs::read(&path)?;
+                    crate::npz::parse_gnn_benchmark(d.name, &path, &bytes).map(node_set)
+                })
+            }
+        }
+    }
+
+    /// The sizes in [`KNOWN`] are those of the data as loaded: the generated set's always,
+    /// the others' where the mirror folder (`$MAGCL_DATA_MIRROR`, else `shared/datasets`
+    /// beside the checkout) holds their files. Each one it lacks is reported as skipped, or
+    /// fails the test with `MAGCL_REQUIRE_DATA=1`.
+    #[test]
+    fn sizes_are_those_of_the_data() {
+        let mirror = std::env::var_os(crate::source::ENV_MIRROR)
+            .filter(|m| !m.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets")
+            });
+        let mut missing = Vec::new();
+        for d in KNOWN {
+            let want = d.size.unwrap_or_else(|| panic!("{}: no size", d.name));
+            match measured_size(d, &mirror) {
+                Some(got) => {
+                    let got = got.unwrap_or_else(|e| panic!("{}: {e}", d.name));
+                    assert_eq!(got, want, "{}", d.name);
+                }
+                None => missing.push(d.name),
+            }
+        }
+        if !missing.is_empty() {
+            let line = format!(
+                "SKIPPED sizes_are_those_of_the_data for {}: not in the mirror {}; set MAGCL_DATA_MIRROR to a folder laid out like shared/datasets",
+                missing.join(", "),
+                mirror.display()
+            );
+            assert!(
+                std::env::var("MAGCL_REQUIRE_DATA").map_or(true, |v| v != "1"),
+                "MAGCL_REQUIRE_DATA=1 and {}",
+                line.trim_start_matches("SKIPPED ")
+            );
+            eprintln!("{line}");
+        }
     }
 }
