@@ -355,10 +355,21 @@ pub(super) fn read_section(src: &Src, f: &SectionFile, span: Span) -> Result<Sec
         s.evaluators = Some(strings(src, v)?);
     }
     if let Some(p) = &f.preset {
-        if p.get_ref() != "code" && p.get_ref() != "paper" {
+        // The named presets the methods offer ([`crate::methods::MethodEntry::preset_names`]).
+        let mut known: Vec<&str> = crate::methods::registry::all()
+            .iter()
+            .flat_map(|e| e.preset_names.iter().copied())
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        if !known.contains(&p.get_ref().as_str()) {
             return Err(src.err(
                 p.span(),
-                format!("unknown preset '{}': expected code or paper", p.get_ref()),
+                format!(
+                    "unknown preset '{}': expected one of {}",
+                    p.get_ref(),
+                    known.join(", ")
+                ),
             ));
         }
         s.preset = Some((p.get_ref().clone(), p.span()));
