@@ -58,7 +58,7 @@ struct Head {
 /// What a section may set; a `[[sweep]]` section takes what it leaves out from the top
 /// level. Values whose form depends on their content are [`Value`]s, read by
 /// [`read_section`].
-#[derive(Default, Deserialize)]
+#[derive(Deserialize)]
 #[serde(expecting = "a table (each [[sweep]] entry is one)")]
 pub(super) struct SectionFile {
     datasets: Option<Spanned<Strings>>,
@@ -74,8 +74,8 @@ pub(super) struct SectionFile {
     dataset_overrides: Option<Table<Table>>,
 }
 
-/// The keys of the top level and of each `[[sweep]]` entry, to name an unknown one (the
-/// types above skip keys they do not know).
+/// The keys of each `[[sweep]]` entry, to name an unknown one: the types above skip keys
+/// they do not know. (The top level's keys are read as a `Table<IgnoredAny>`.)
 #[derive(Deserialize)]
 struct Keys {
     #[serde(default)]
