@@ -2,6 +2,8 @@
 //! gives a silently wrong answer. Every test drives the `magcl` binary (or the library
 //! entry point the binary uses) with one such input and checks the clear error, the exit
 //! status and that nothing was lost. Runs offline: training uses the synthetic dataset.
+mod light_magcl;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -10,10 +12,8 @@ use magcl::experiment::results::{FromRecord, ResultRow, ResultsFile};
 use magcl::experiment::run::RunOutcome;
 use magcl::experiment::{MethodName, RunConfig, RunRecord, RunSpec};
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
-
 fn magcl(dir: &Path) -> Command {
-    let mut c = Command::new(BIN);
+    let mut c = Command::new(light_magcl::path());
     c.current_dir(dir)
         .env("MAGCL_DATA_DIR", dir.join("cache"))
         // Cells that a (wrongly) started sweep would run fail at once.
@@ -116,7 +116,7 @@ fn with_small_disk(dir: &Path, script: &str) -> Output {
         .arg(format!("ulimit -f 1; trap '' XFSZ; {script}"))
         .current_dir(dir)
         .env("MAGCL_DATA_DIR", dir.join("cache"))
-        .env("BIN", BIN)
+        .env("BIN", light_magcl::path())
         .stdin(Stdio::null());
     run_for(c, 120)
 }
@@ -430,7 +430,7 @@ fn an_allocation_failure_is_an_error_not_a_panic() {
         )
         .current_dir(dir.path())
         .env("MAGCL_DATA_DIR", dir.path().join("cache"))
-        .env("BIN", BIN)
+        .env("BIN", light_magcl::path())
         .stdin(Stdio::null());
     let o = run_for(c, 120);
     assert_clean_error(&o, &["failed inside the tensor code", "allocate"]);

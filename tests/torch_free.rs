@@ -3,9 +3,10 @@
 //! `magcl-torch` (docs/development.md). Checked with the dynamic loader's own list of what
 //! it loads (`LD_TRACE_LOADED_OBJECTS`, what `ldd` prints) and by running commands.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
+mod light_magcl;
+
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 const TORCH_BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 /// The shared libraries the loader maps for `bin` (it lists them and exits).
@@ -20,7 +21,7 @@ fn loaded_libraries(bin: &str) -> String {
 
 #[test]
 fn magcl_loads_no_libtorch_and_magcl_torch_does() {
-    let light = loaded_libraries(BIN);
+    let light = loaded_libraries(light_magcl::path());
     assert!(light.contains("libc.so"), "not the loader's list:\n{light}");
     for lib in ["libtorch", "libc10", "libgomp", "libstdc++"] {
         assert!(!light.contains(lib), "magcl loads {lib}:\n{light}");
@@ -40,7 +41,7 @@ fn datasets_eval_and_report_run_without_the_torch_binary() {
         vec!["report", report],
         vec!["eval", "--help"],
     ] {
-        let out = Command::new(BIN)
+        let out = Command::new(light_magcl::path())
             .args(&args)
             .env("OMP_DISPLAY_ENV", "VERBOSE")
             .env("MAGCL_TORCH_BINARY", dir.path().join("absent"))
@@ -59,7 +60,7 @@ fn datasets_eval_and_report_run_without_the_torch_binary() {
 fn a_tensor_command_without_the_torch_binary_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let absent = dir.path().join("magcl-torch");
-    let out = Command::new(BIN)
+    let out = Command::new(light_magcl::path())
         .args(["train", "--dataset", "synthetic"])
         .env("MAGCL_TORCH_BINARY", &absent)
         .output()
@@ -90,7 +91,7 @@ fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
             .map(|l| l.trim().to_string())
             .collect()
     };
-    let light = help(BIN, &["--help"]);
+    let light = help(light_magcl::path(), &["--help"]);
     let torch = help(TORCH_BIN, &["--help"]);
     let names: Vec<String> = commands(&light)
         .iter()
@@ -109,7 +110,7 @@ fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
         ]
     );
     assert_eq!(commands(&light), commands(&torch));
-    let train = help(BIN, &["train", "--help"]);
+    let train = help(light_magcl::path(), &["train", "--help"]);
     assert!(
         train.contains("Usage: magcl train") && train.contains("--dataset"),
         "{train}"

@@ -458,7 +458,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     let record = RunRecord::new(&cfg, outcome);
     if a.json {
         let line = serde_json::to_string(&record)?;
-        if let Err(e) = crate::cli::write_stdout(format_args!("{line}\n")) {
+        if let Err(e) = magcl_cli::write_stdout(format_args!("{line}\n")) {
             // The run is done: never lose its record silently.
             eprintln!("{line}");
             anyhow::bail!(

@@ -72,7 +72,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         bail!("--jobs must be at least 1");
     }
-    crate::cli::train::check_threads(args.threads)?;
+    crate::train::check_threads(args.threads)?;
     let placement = Placement::new(&args.device, args.gpus)?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();

@@ -146,7 +146,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    crate::cli::train::check_threads(a.threads)?;
+    crate::train::check_threads(a.threads)?;
     let threads = a.threads.unwrap_or(cores).max(1);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

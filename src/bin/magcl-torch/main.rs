@@ -1,15 +1,38 @@
-//! Command-line interface: one module per subcommand, each an argument struct and a `run`.
+//! `magcl-torch`: the tensor side of the `magcl` command (train, bench, bench-speed; it
+//! accepts every command). `magcl` (crates/magcl-cli) hands the tensor commands here: the
+//! modules parse arguments, call the library and print.
+#[macro_use]
+extern crate magcl_cli;
+
+mod bench;
+mod report_sweep;
+mod speed;
+mod train;
+
 use clap::{Parser, Subcommand};
+use magcl_cli::{datasets, eval, exit_status, report};
 
-// `outln!` / `out!` come from magcl_cli (`#[macro_use]` in lib.rs); they write through
-// `magcl_cli::write_stdout`.
-pub mod bench;
-pub mod report_sweep;
-pub mod speed;
-pub mod train;
+// The library's modules under the paths the command modules name (`crate::experiment`, …).
+use magcl::{data, experiment, files, runtime, stats};
 
-// The tensor-free commands and the output helpers live in magcl_cli.
-pub use magcl_cli::{datasets, eval, exit_status, report, write_stdout, StdoutError};
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+use std::ffi::c_char;
+
+/// Gives libgomp (libtorch's OpenMP) magcl's wait policy and thread count
+/// ([`magcl::runtime::reexec_with_openmp_settings`]). The dynamic loader runs an
+/// executable's `.preinit_array` before the initialisers of the shared libraries it loaded,
+/// libgomp's among them: the one point early enough, and cheap to start again from.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[used]
+#[link_section = ".preinit_array"]
+static OPENMP_SETTINGS: extern "C" fn(i32, *const *const c_char, *const *const c_char) = {
+    extern "C" fn preinit(_argc: i32, argv: *const *const c_char, envp: *const *const c_char) {
+        // SAFETY: the loader passes the process's own argv and envp, and no other thread
+        // exists before the library initialisers have run.
+        unsafe { magcl::runtime::reexec_with_openmp_settings(argv, envp) }
+    }
+    preinit
+};
 
 /// magcl — graph contrastive learning with and without model augmentation (MA).
 ///
@@ -31,13 +54,13 @@ pub use magcl_cli::{datasets, eval, exit_status, report, write_stdout, StdoutErr
     long_about,
     propagate_version = true
 )]
-pub struct Cli {
+struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+enum Command {
     /// List, fetch and describe datasets.
     Datasets(datasets::DatasetsArgs),
     /// Train one method on one dataset with one seed, then evaluate the embeddings.
@@ -52,7 +75,7 @@ pub enum Command {
     BenchSpeed(speed::SpeedArgs),
 }
 
-pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Datasets(a) => datasets::run(a),
         Command::Train(a) => train::run(*a),
@@ -60,5 +83,18 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(a) => bench::run(a),
         Command::Report(a) => report::run(a, Some(report_sweep::report_missing_cells)),
         Command::BenchSpeed(a) => speed::run(a),
+    }
+}
+
+fn main() {
+    runtime::tune_allocator();
+    runtime::quiet_libtorch();
+    let cli = Cli::parse();
+    if let Err(e) = dispatch(cli) {
+        let status = exit_status(&e);
+        if status != 141 {
+            eprintln!("error: {e:#}");
+        }
+        std::process::exit(status);
     }
 }
