@@ -3,8 +3,8 @@
 //! The `magcl` binary (`src/main.rs`) links this crate and the tensor-free crates only,
 //! never libtorch: it serves `datasets`, `eval` and `report` itself and hands the tensor
 //! commands (`train`, `bench`, `bench-speed`, `report --sweep`) to the `magcl-torch`
-//! binary installed beside it. The library holds what both binaries share: the three
-//! commands' arguments and code, and the output helpers.
+//! binary installed beside it. The library holds what both binaries share: the command
+//! table ([`commands`]), the three commands' arguments and code, and the output helpers.
 use std::io::Write;
 
 /// `println!` for the commands: a write error on stdout (a full disk, a closed pipe)
@@ -27,6 +27,7 @@ macro_rules! out {
     };
 }
 
+pub mod commands;
 pub mod datasets;
 pub mod eval;
 pub mod report;

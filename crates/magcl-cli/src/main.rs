@@ -6,44 +6,23 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use magcl_cli::{datasets, eval, exit_status, report};
+use clap::{Args, FromArgMatches, Subcommand};
+use magcl_cli::{commands, datasets, eval, exit_status, report};
 
-/// The name of the binary that serves the tensor commands, beside `magcl`.
+/// The binary that serves the tensor commands, beside `magcl`.
 const TORCH_BINARY: &str = "magcl-torch";
 
-/// magcl — graph contrastive learning with and without model augmentation (MA).
-///
-/// Train GraphCL, SimGRACE, AD-GCL (graph classification) and the MA-GCL base model (node
-/// classification), each with and without MA; evaluate embeddings exactly as the papers
-/// do; run sweeps over seeds and report mean ± std, confidence intervals and paired tests.
-///
-/// Data: datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets) and fetched on
-/// demand from $MAGCL_DATA_MIRROR (a folder or http(s) base URL) or the canonical URLs.
-#[derive(Parser, Debug)]
-#[command(name = "magcl", version, about, long_about, propagate_version = true)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-/// The commands as `magcl` parses them: the tensor commands' arguments are passed to
-/// `magcl-torch` unread (their help and errors come from there).
+/// The commands as `magcl` parses them (names and help: [`commands::COMMANDS`]). A tensor
+/// command's arguments go to `magcl-torch` unread: its help and errors come from there.
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List, fetch and describe datasets.
     Datasets(datasets::DatasetsArgs),
-    /// Train one method on one dataset with one seed, then evaluate the embeddings.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Train(TensorArgs),
-    /// Evaluate embeddings made anywhere with the papers' protocols.
     Eval(eval::EvalArgs),
-    /// Run a sweep described by a TOML config; append one CSV row per finished run.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Bench(TensorArgs),
-    /// Summarise result CSVs: mean ± std, intervals, paired tests, tables and plots.
     Report(report::ReportArgs),
-    /// Time training epochs, one evaluation and peak memory per method × dataset.
     #[command(disable_help_flag = true, disable_version_flag = true)]
     BenchSpeed(TensorArgs),
 }
@@ -55,16 +34,11 @@ struct TensorArgs {
     args: Vec<OsString>,
 }
 
-/// The names of the commands `magcl-torch` serves.
-const TENSOR_COMMANDS: &[&str] = &["train", "bench", "bench-speed"];
-
 fn main() {
     std::process::exit(run());
 }
 
-/// Parses the arguments; runs `datasets`, `eval` and `report` here; replaces the process
-/// by `magcl-torch` with the same arguments for the tensor commands (and for `report
-/// --sweep`, whose sweep file is expanded by the experiment layer). Returns the exit
+/// Parses the arguments and runs the command here or in `magcl-torch`; returns the exit
 /// status.
 fn run() -> i32 {
     let argv: Vec<OsString> = std::env::args_os().collect();
@@ -72,16 +46,16 @@ fn run() -> i32 {
     if argv.get(1).is_some_and(|a| a == "help")
         && argv
             .get(2)
-            .is_some_and(|c| TENSOR_COMMANDS.iter().any(|t| c == *t))
+            .is_some_and(|c| commands::tensor_commands().any(|t| c == t))
     {
         return exec_torch(&argv);
     }
-    let matches = Cli::command().get_matches_from(&argv);
-    let cli = match Cli::from_arg_matches(&matches) {
-        Ok(cli) => cli,
+    let matches = commands::parser::<Command>().get_matches_from(&argv);
+    let command = match Command::from_arg_matches(&matches) {
+        Ok(c) => c,
         Err(e) => e.exit(),
     };
-    let result = match cli.command {
+    let result = match command {
         Command::Train(_) | Command::Bench(_) | Command::BenchSpeed(_) => return exec_torch(&argv),
         Command::Report(a) if a.sweep.is_some() => return exec_torch(&argv),
         Command::Datasets(a) => datasets::run(a),
@@ -143,4 +117,31 @@ fn exec_torch(argv: &[OsString]) -> i32 {
         eprintln!("error: cannot start {}: {e}", bin.display());
     }
     1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magcl_parses_every_command_of_the_table_in_its_order() {
+        let cli = commands::parser::<Command>();
+        cli.clone().debug_assert();
+        let mut subs: Vec<&clap::Command> = cli.get_subcommands().collect();
+        subs.sort_by_key(|s| s.get_display_order());
+        let names: Vec<&str> = subs.iter().map(|s| s.get_name()).collect();
+        let table: Vec<&str> = commands::COMMANDS.iter().map(|c| c.name).collect();
+        assert_eq!(names, table);
+    }
+
+    #[test]
+    fn a_tensor_command_takes_any_arguments_unread() {
+        let m = commands::parser::<Command>()
+            .try_get_matches_from(["magcl", "train", "--help", "--no-such-flag", "x"])
+            .unwrap();
+        let Command::Train(a) = Command::from_arg_matches(&m).unwrap() else {
+            panic!("not train");
+        };
+        assert_eq!(a.args, ["--help", "--no-such-flag", "x"]);
+    }
 }

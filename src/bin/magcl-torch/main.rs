@@ -1,6 +1,7 @@
-//! `magcl-torch`: the tensor side of the `magcl` command (train, bench, bench-speed; it
-//! accepts every command). `magcl` (crates/magcl-cli) hands the tensor commands here: the
-//! modules parse arguments, call the library and print.
+//! `magcl-torch`: the tensor side of the `magcl` command. `magcl` (crates/magcl-cli) hands
+//! `train`, `bench`, `bench-speed` and `report --sweep` here with the same arguments; the
+//! modules parse them (help text: the command table, `magcl_cli::commands`), call the
+//! library and print. `datasets`, `eval` and plain `report` are `magcl`'s alone.
 #[macro_use]
 extern crate magcl_cli;
 
@@ -9,8 +10,11 @@ mod report_sweep;
 mod speed;
 mod train;
 
-use clap::{Parser, Subcommand};
-use magcl_cli::{datasets, eval, exit_status, report};
+use std::ffi::OsString;
+
+use clap::error::ErrorKind;
+use clap::{FromArgMatches, Subcommand};
+use magcl_cli::{commands, exit_status, report};
 
 // The library's modules under the paths the command modules name (`crate::experiment`, …).
 use magcl::{data, experiment, files, runtime, stats};
@@ -34,63 +38,59 @@ static OPENMP_SETTINGS: extern "C" fn(i32, *const *const c_char, *const *const c
     preinit
 };
 
-/// magcl — graph contrastive learning with and without model augmentation (MA).
-///
-/// Train GraphCL, SimGRACE, AD-GCL (graph classification) and the MA-GCL base model (node
-/// classification), each with and without MA; evaluate embeddings exactly as the papers
-/// do; run sweeps over seeds and report mean ± std, confidence intervals and paired tests.
-///
-/// Data: datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets) and fetched on
-/// demand from $MAGCL_DATA_MIRROR (a folder or http(s) base URL) or the canonical URLs.
-///
-/// (This is `magcl-torch`, which serves every command; the `magcl` binary beside it serves
-/// `datasets`, `eval` and `report` without loading libtorch and hands the others here.)
-#[derive(Parser, Debug)]
-#[command(
-    name = "magcl",
-    bin_name = "magcl",
-    version,
-    about,
-    long_about,
-    propagate_version = true
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
+/// The commands `magcl-torch` parses (names and help: [`commands::COMMANDS`]).
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List, fetch and describe datasets.
-    Datasets(datasets::DatasetsArgs),
-    /// Train one method on one dataset with one seed, then evaluate the embeddings.
     Train(Box<train::TrainArgs>),
-    /// Evaluate embeddings made anywhere with the papers' protocols.
-    Eval(eval::EvalArgs),
-    /// Run a sweep described by a TOML config; append one CSV row per finished run.
     Bench(bench::BenchArgs),
-    /// Summarise result CSVs: mean ± std, intervals, paired tests, tables and plots.
     Report(report::ReportArgs),
-    /// Time training epochs, one evaluation and peak memory per method × dataset.
     BenchSpeed(speed::SpeedArgs),
 }
 
-fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
-        Command::Datasets(a) => datasets::run(a),
-        Command::Train(a) => train::run(*a),
-        Command::Eval(a) => eval::run(a),
-        Command::Bench(a) => bench::run(a),
-        Command::Report(a) => report::run(a, Some(report_sweep::report_missing_cells)),
-        Command::BenchSpeed(a) => speed::run(a),
-    }
+/// Below `magcl-torch --help`'s command list.
+const AFTER_HELP: &str = "This is magcl-torch: it runs the tensor commands, which the magcl \
+binary beside it hands here. datasets, eval and report without --sweep run in magcl.";
+
+/// Ends with a usage error: `magcl NAME` (`what` said after the name) runs in `magcl`.
+fn not_here(cli: &mut clap::Command, name: &str, what: &str) -> ! {
+    cli.error(
+        ErrorKind::InvalidSubcommand,
+        format!(
+            "`{name}`{what} runs in the magcl binary, not in magcl-torch (which runs train, \
+             bench, bench-speed and report --sweep): run `magcl {name} …`"
+        ),
+    )
+    .exit()
 }
 
 fn main() {
     runtime::tune_allocator();
     runtime::quiet_libtorch();
-    let cli = Cli::parse();
-    if let Err(e) = dispatch(cli) {
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let mut cli = commands::parser::<Command>().after_help(AFTER_HELP);
+    if let Some(spec) = argv
+        .get(1)
+        .and_then(|a| a.to_str())
+        .and_then(commands::find)
+        .filter(|c| !c.tensor && c.name != "report")
+    {
+        not_here(&mut cli, spec.name, "");
+    }
+    let matches = cli
+        .try_get_matches_from_mut(&argv)
+        .unwrap_or_else(|e| e.exit());
+    let command = match Command::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    let result = match command {
+        Command::Train(a) => train::run(*a),
+        Command::Bench(a) => bench::run(a),
+        Command::Report(a) if a.sweep.is_none() => not_here(&mut cli, "report", " without --sweep"),
+        Command::Report(a) => report::run(a, Some(report_sweep::report_missing_cells)),
+        Command::BenchSpeed(a) => speed::run(a),
+    };
+    if let Err(e) = result {
         let status = exit_status(&e);
         if status != 141 {
             eprintln!("error: {e:#}");

@@ -11,17 +11,9 @@ use super::train::parse_set;
 use crate::experiment::config::{MethodName, RunConfig, RunSpec};
 use crate::experiment::pool::{run_worker, worker_program};
 
-/// Time training epochs (median after a warm-up), one evaluation and peak memory.
-///
-/// Each CASE is METHOD:DATASET (e.g. graphcl:NCI1, simgrace:MUTAG, base:Cora,
-/// base:synthetic-node). Every case runs in its own process (`magcl train --config …`),
-/// so peak memory is the case's own. One row per case is appended to the CSV (created
-/// with a header when new), with the machine, device, thread count and commit.
-///
-///   magcl bench-speed graphcl:MUTAG graphcl:NCI1 --eval
-///   magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda
+/// The arguments of `magcl bench-speed`; its help text is in the command table
+/// ([`magcl_cli::commands`]).
 #[derive(Args, Debug)]
-#[command(verbatim_doc_comment)]
 pub struct SpeedArgs {
     /// METHOD:DATASET pairs.
     #[arg(required = true, value_name = "CASE")]
