@@ -18,18 +18,15 @@
 //! | experiments | [`experiment`] | resolved run configs, presets, the runner, sweeps, resume, shards |
 //! | reports | [`report`] | CSV rows, markdown tables, plots |
 //!
-//! `main.rs` and [`cli`] only parse arguments and print; everything else is library code
-//! that returns [`error::Result`].
+//! The commands live in the binaries, which only parse arguments and print: `magcl`
+//! (crates/magcl-cli, no libtorch) and `magcl-torch` (`src/bin/magcl-torch/`, the tensor
+//! commands); everything here is library code that returns [`error::Result`].
 //!
 //! The tensor-free layers are crates of the workspace (`crates/`), re-exported here under
 //! their old paths: [`data`] is `magcl_data`, [`eval`] is `magcl_eval` (with [`stats`]),
 //! [`report`] is `magcl_report`, [`files`] comes from `magcl_core`. Nothing in them depends
 //! on tch (docs/development.md).
-#[macro_use]
-extern crate magcl_cli;
-
 pub mod augment;
-pub mod cli;
 pub mod error;
 pub mod eval_node;
 pub mod experiment;

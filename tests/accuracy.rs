@@ -21,7 +21,7 @@ use std::process::Command;
 
 use magcl::experiment::results::read_rows;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 /// Runs the sweep (with the dataset mirror `mirror`, or none) and returns the mean accuracy
 /// of each (dataset, method, MA label, preset).

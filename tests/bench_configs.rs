@@ -46,7 +46,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
 
 #[test]
 fn quick_config_dry_run_lists_every_cell() {
-    let o = Command::new(env!("CARGO_BIN_EXE_magcl"))
+    let o = Command::new(env!("CARGO_BIN_EXE_magcl-torch"))
         .args(["bench", "configs/quick.toml", "--dry-run"])
         .current_dir(DIR)
         .output()

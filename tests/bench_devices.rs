@@ -11,7 +11,7 @@ use magcl::experiment::results::read_rows;
 use magcl::experiment::sweep::Sweep;
 use magcl::experiment::{RunOutcome, RunRecord};
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 /// Writes the sweep, one record per cell (device "DEVICE", replaced by the worker) and the
 /// worker script.

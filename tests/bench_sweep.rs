@@ -4,6 +4,8 @@
 //! The fake worker is a shell script: it reads the cell's config hash from the name of
 //! the config file bench hands it (`cell-<hash>.json`), sleeps briefly and prints a
 //! RunRecord the test precomputed for that config with the library.
+mod light_magcl;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -12,8 +14,6 @@ use std::time::{Duration, Instant};
 use magcl::experiment::results::{read_rows, ResultRow};
 use magcl::experiment::sweep::Sweep;
 use magcl::experiment::{RunOutcome, RunRecord};
-
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 
 const SWEEP: &str = r#"
 datasets = ["MUTAG", "synthetic"]
@@ -90,7 +90,7 @@ impl Fixture {
     }
 
     fn bench(&self, extra: &[&str]) -> Command {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(light_magcl::path());
         cmd.arg("bench")
             .arg(self.path("sweep.toml"))
             .args(extra)
@@ -244,13 +244,13 @@ fn shards_concatenate_to_the_full_sweep() {
                 .into_owned()
         })
         .collect();
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(light_magcl::path());
     cmd.arg("report")
         .args(&shard_files)
         .args(["--format", "csv"]);
     let from_shards = cmd.output().unwrap();
     assert!(from_shards.status.success(), "{}", stderr(&from_shards));
-    let from_full = Command::new(BIN)
+    let from_full = Command::new(light_magcl::path())
         .args(["report", full.to_str().unwrap(), "--format", "csv"])
         .output()
         .unwrap();
@@ -259,7 +259,7 @@ fn shards_concatenate_to_the_full_sweep() {
     // With the sweep, report says which cells no file covers: all shards, none; three of
     // four, exactly the cells of the fourth.
     let sweep = fx.path("sweep.toml");
-    let o = Command::new(BIN)
+    let o = Command::new(light_magcl::path())
         .arg("report")
         .args(&shard_files)
         .arg("--sweep")
@@ -272,7 +272,7 @@ fn shards_concatenate_to_the_full_sweep() {
         "{}",
         stderr(&o)
     );
-    let o = Command::new(BIN)
+    let o = Command::new(light_magcl::path())
         .arg("report")
         .args(&shard_files[..3])
         .arg("--sweep")

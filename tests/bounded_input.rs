@@ -8,7 +8,7 @@ mod cli_support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use cli_support::{assert_clean_error, magcl, run_for, small_report_csv, stderr, sweep, BIN};
+use cli_support::{assert_clean_error, magcl, run_for, small_report_csv, stderr, sweep};
 
 /// A pipe whose reading end is already closed: every write to it fails with EPIPE.
 fn closed_pipe() -> std::io::PipeWriter {
@@ -194,7 +194,7 @@ fn an_allocation_failure_is_an_error_not_a_panic() {
         )
         .current_dir(dir.path())
         .env("MAGCL_DATA_DIR", dir.path().join("cache"))
-        .env("BIN", BIN)
+        .env("BIN", cli_support::bin())
         .stdin(Stdio::null());
     let o = run_for(c, 120);
     assert_clean_error(&o, &["failed inside the tensor code", "allocate"]);

@@ -2,6 +2,7 @@
 //! http(s) mirror (a server on 127.0.0.1 started here), checksum and structure checks,
 //! and the promise that a failed fetch leaves nothing behind.
 mod data_support;
+mod light_magcl;
 
 use data_support::{
     cache_with, cache_with_mirror, fixtures, obtain, skip, tree, Fault, TestServer,
@@ -286,7 +287,7 @@ fn list_and_fetch_commands() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
+        std::process::Command::new(light_magcl::path())
             .args(args)
             .env("MAGCL_DATA_DIR", tmp.path())
             .env("MAGCL_DATA_MIRROR", &mirror)

@@ -4,9 +4,9 @@
 mod data_support;
 
 use data_support::{cache_with, cache_with_mirror, fixtures, tree};
-use magcl::cli::datasets::Info;
 use magcl::data::planetoid::load_planetoid_dir;
 use magcl::data::{load_node_dataset, npz, NodeDataset};
+use magcl_cli::datasets::Info;
 use std::path::Path;
 
 fn reference() -> serde_json::Value {

@@ -1,11 +1,12 @@
 //! TU datasets: the real files (statistics from the dataset notes), hand-made fixtures, and
 //! one malformed fixture per kind of bad input.
 mod data_support;
+mod light_magcl;
 
 use data_support::{cache_with_mirror, fixtures, obtain};
-use magcl::cli::datasets::Info;
 use magcl::data::stats::{graph_stats, GraphStats};
 use magcl::data::{graph_features, load_graph_dataset, DataConfig, GraphDataset};
+use magcl_cli::datasets::Info;
 use std::path::PathBuf;
 
 /// Loads a real dataset from the mirror; `None` (the test is skipped) if it cannot be had.
@@ -182,7 +183,7 @@ fn info_json_from_the_binary() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
+    let out = std::process::Command::new(light_magcl::path())
         .args(["datasets", "info", "mutag", "--json"])
         .env("MAGCL_DATA_DIR", tmp.path())
         .env("MAGCL_DATA_MIRROR", &mirror)
@@ -224,7 +225,7 @@ fn info_json_from_the_binary() {
         "graphcl: labels (from the data: node labels)"
     );
     // The dataset is now cached: a second run works without the mirror.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
+    let out = std::process::Command::new(light_magcl::path())
         .args(["datasets", "info", "MUTAG"])
         .env("MAGCL_DATA_DIR", tmp.path())
         .env_remove("MAGCL_DATA_MIRROR")
@@ -381,7 +382,7 @@ fn copies_of_a_set_under_any_name_get_its_features() {
             );
             // Trained the same: one GraphCL epoch gives the same embeddings, bit for bit.
             let train = |dataset: &str, out: &std::path::Path| {
-                let o = std::process::Command::new(env!("CARGO_BIN_EXE_magcl"))
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_magcl-torch"))
                     .args(["train", "--method", "graphcl", "--dataset", dataset])
                     .args([
                         "--epochs",

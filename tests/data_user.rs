@@ -3,16 +3,15 @@
 //! own node-level `npz:PATH` format (written by the test, loaded, trained, evaluated), and
 //! sweeps that cannot obtain a dataset failing once, before any cell starts.
 mod data_support;
+mod light_magcl;
 
 use data_support::{obtain, tree, TestServer};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
-
 fn magcl(args: &[&str], cache: &Path, mirror: Option<&str>) -> Output {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(light_magcl::path());
     cmd.args(args).env("MAGCL_DATA_DIR", cache);
     match mirror {
         Some(m) => cmd.env("MAGCL_DATA_MIRROR", m),

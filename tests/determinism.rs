@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 /// A planted-partition node graph small enough for a few quick epochs.
 const NODE_SET: &str = "synthetic-node:600:2400:64:4:7";

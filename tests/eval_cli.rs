@@ -1,5 +1,7 @@
 //! `magcl eval` end to end: the binary on the committed fixtures and on small files
 //! written here.
+mod light_magcl;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,7 +14,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn magcl(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_magcl"))
+    Command::new(light_magcl::path())
         .args(args)
         .output()
         .expect("run magcl")

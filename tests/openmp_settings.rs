@@ -4,10 +4,11 @@
 //! minutes (`runtime::OPENMP_SPIN_COUNT`). libgomp prints the settings it
 //! started with under `OMP_DISPLAY_ENV=VERBOSE`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
+mod light_magcl;
+
 use std::process::Command;
 
 const TORCH_BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 
 /// libgomp's `GOMP_SPINCOUNT = '...'` and `OMP_WAIT_POLICY = '...'` lines for `magcl-torch
 /// --version` started with `env` (the two variables removed first).
@@ -71,6 +72,11 @@ fn a_users_spin_count_or_wait_policy_is_kept() {
 /// settings as when started directly.
 #[test]
 fn a_tensor_command_through_magcl_gets_the_settings() {
-    let (spin, _) = libgomp_settings_of(BIN, &["train", "--version"], "magcl-train ", &[]);
+    let (spin, _) = libgomp_settings_of(
+        light_magcl::path(),
+        &["train", "--version"],
+        "magcl-train ",
+        &[],
+    );
     assert_eq!(spin, "GOMP_SPINCOUNT = '0'");
 }

@@ -3,14 +3,15 @@
 //!
 //! To refresh the golden file after an intended change of layout:
 //! `MAGCL_UPDATE_GOLDEN=1 cargo test --release --test report_golden`, then review the diff.
+mod light_magcl;
+
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 const DIR: &str = env!("CARGO_MANIFEST_DIR");
 const CSV: &str = "tests/fixtures/bench/report_small.csv";
 
 fn report(args: &[&str]) -> String {
-    let o = Command::new(BIN)
+    let o = Command::new(light_magcl::path())
         .arg("report")
         .args(args)
         .current_dir(DIR)
@@ -370,7 +371,7 @@ fn holm_over_the_whole_table() {
     assert!((adj - 3.0 * p).abs() < 1e-12, "{adj} vs 3 × {p}");
     let md = report(&[CSV, "--holm", "table"]);
     assert!(md.contains("Holm's correction runs over every comparison in this report"));
-    let o = Command::new(BIN)
+    let o = Command::new(light_magcl::path())
         .args(["report", CSV, "--holm", "datasets"])
         .current_dir(DIR)
         .output()

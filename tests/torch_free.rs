@@ -3,9 +3,10 @@
 //! `magcl-torch` (docs/development.md). Checked with the dynamic loader's own list of what
 //! it loads (`LD_TRACE_LOADED_OBJECTS`, what `ldd` prints) and by running commands.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
+mod light_magcl;
+
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
 const TORCH_BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 /// The shared libraries the loader maps for `bin` (it lists them and exits).
@@ -20,7 +21,7 @@ fn loaded_libraries(bin: &str) -> String {
 
 #[test]
 fn magcl_loads_no_libtorch_and_magcl_torch_does() {
-    let light = loaded_libraries(BIN);
+    let light = loaded_libraries(light_magcl::path());
     assert!(light.contains("libc.so"), "not the loader's list:\n{light}");
     for lib in ["libtorch", "libc10", "libgomp", "libstdc++"] {
         assert!(!light.contains(lib), "magcl loads {lib}:\n{light}");
@@ -40,7 +41,7 @@ fn datasets_eval_and_report_run_without_the_torch_binary() {
         vec!["report", report],
         vec!["eval", "--help"],
     ] {
-        let out = Command::new(BIN)
+        let out = Command::new(light_magcl::path())
             .args(&args)
             .env("OMP_DISPLAY_ENV", "VERBOSE")
             .env("MAGCL_TORCH_BINARY", dir.path().join("absent"))
@@ -59,7 +60,7 @@ fn datasets_eval_and_report_run_without_the_torch_binary() {
 fn a_tensor_command_without_the_torch_binary_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let absent = dir.path().join("magcl-torch");
-    let out = Command::new(BIN)
+    let out = Command::new(light_magcl::path())
         .args(["train", "--dataset", "synthetic"])
         .env("MAGCL_TORCH_BINARY", &absent)
         .output()
@@ -73,10 +74,12 @@ fn a_tensor_command_without_the_torch_binary_says_what_is_missing() {
     assert!(err.contains(&absent.display().to_string()), "{err}");
 }
 
-/// `magcl --help` lists every command, `magcl train --help` is train's own help (from
-/// `magcl-torch`), and both binaries list the same commands.
+/// `magcl --help` lists every command; `magcl-torch --help` lists its own (the tensor
+/// commands and `report`, for `--sweep`) with the same lines; `magcl train --help` is
+/// train's full help from `magcl-torch`, the table's description included.
 #[test]
 fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
+    let bin = light_magcl::path();
     let help = |bin: &str, args: &[&str]| {
         let out = Command::new(bin).args(args).output().unwrap();
         assert!(out.status.success(), "{out:?}");
@@ -90,14 +93,16 @@ fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
             .map(|l| l.trim().to_string())
             .collect()
     };
-    let light = help(BIN, &["--help"]);
-    let torch = help(TORCH_BIN, &["--help"]);
-    let names: Vec<String> = commands(&light)
-        .iter()
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
-        .collect();
+    let names = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.split_whitespace().next().unwrap().to_string())
+            .collect()
+    };
+    let light = commands(&help(bin, &["--help"]));
+    let torch = commands(&help(TORCH_BIN, &["--help"]));
     assert_eq!(
-        names,
+        names(&light),
         [
             "datasets",
             "train",
@@ -108,13 +113,43 @@ fn help_lists_every_command_and_tensor_help_comes_from_magcl_torch() {
             "help"
         ]
     );
-    assert_eq!(commands(&light), commands(&torch));
-    let train = help(BIN, &["train", "--help"]);
+    assert_eq!(
+        names(&torch),
+        ["train", "bench", "report", "bench-speed", "help"]
+    );
+    for line in &torch {
+        assert!(light.contains(line), "{line:?} is not in {light:?}");
+    }
+    let train = help(bin, &["train", "--help"]);
     assert!(
-        train.contains("Usage: magcl train") && train.contains("--dataset"),
+        train.contains("Usage: magcl train")
+            && train.contains("--dataset")
+            && train.contains("Graph level (TU datasets"),
         "{train}"
     );
     assert_eq!(train, help(TORCH_BIN, &["train", "--help"]));
+    assert_eq!(train, help(bin, &["help", "train"]));
+}
+
+/// `magcl-torch` runs the tensor commands only: `datasets`, `eval` and `report` without
+/// `--sweep` are refused with a usage error that names `magcl`.
+#[test]
+fn magcl_torch_sends_the_other_commands_to_magcl() {
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/results/graph_ma/graph_ma.csv");
+    for (args, name) in [
+        (vec!["datasets", "list"], "datasets"),
+        (vec!["eval", "--help"], "eval"),
+        (vec!["report", csv], "report"),
+    ] {
+        let out = Command::new(TORCH_BIN).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("run `magcl {name} …`")),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: {out:?}");
+    }
 }
 
 /// The rule of the workspace: no crate under `crates/` depends on tch, torch-sys or the

@@ -3,7 +3,7 @@
 //! The embedded `synthetic` set and a generated node graph: no dataset files needed.
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 
 #[test]
 fn no_eval_still_saves_the_embeddings() {

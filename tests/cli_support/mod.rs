@@ -11,10 +11,16 @@ use magcl::experiment::results::{FromRecord, ResultRow};
 use magcl::experiment::run::RunOutcome;
 use magcl::experiment::{MethodName, RunConfig, RunRecord, RunSpec};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_magcl");
+#[path = "../light_magcl/mod.rs"]
+mod light_magcl;
+
+/// The `magcl` binary (it hands the tensor commands to `magcl-torch` beside it).
+pub fn bin() -> &'static str {
+    light_magcl::path()
+}
 
 pub fn magcl(dir: &Path) -> Command {
-    let mut c = Command::new(BIN);
+    let mut c = Command::new(bin());
     c.current_dir(dir)
         .env("MAGCL_DATA_DIR", dir.join("cache"))
         // Cells that a (wrongly) started sweep would run fail at once.
@@ -81,7 +87,7 @@ pub fn with_small_disk(dir: &Path, script: &str) -> Output {
         .arg(format!("ulimit -f 1; trap '' XFSZ; {script}"))
         .current_dir(dir)
         .env("MAGCL_DATA_DIR", dir.join("cache"))
-        .env("BIN", BIN)
+        .env("BIN", bin())
         .stdin(Stdio::null());
     run_for(c, 120)
 }

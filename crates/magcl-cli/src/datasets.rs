@@ -44,7 +44,8 @@ Examples:
   magcl datasets info npz:./mygraph.npz
   MAGCL_DATA_MIRROR=../shared/datasets magcl datasets fetch IMDB-BINARY";
 
-/// List, fetch and describe datasets.
+/// The arguments of `magcl datasets`; its help text is in the command table
+/// ([`crate::commands`]).
 #[derive(Args, Debug)]
 #[command(after_help = DATASETS_HELP)]
 pub struct DatasetsArgs {

@@ -35,7 +35,8 @@ validation and test accuracy are reported (select epochs by validation only).
 Example:
   magcl eval --embeddings emb.npy --labels y.npy --evaluator svc-rbf --seed 0 --json";
 
-/// Evaluate embeddings with the papers' cross-validated classifiers.
+/// The arguments of `magcl eval`; its help text is in the command table
+/// ([`crate::commands`]).
 #[derive(Args, Debug)]
 #[command(after_help = PROTOCOL)]
 pub struct EvalArgs {

@@ -16,21 +16,8 @@ pub enum Format {
     Json,
 }
 
-/// Summarise result CSVs: mean ± std (ddof = 1), 95% t-intervals, and baseline vs +MA
-/// comparisons paired by seed (Δ with its 95% interval, the minimum detectable effect at
-/// 80% power, paired t-test, Wilcoxon signed-rank, Cohen's d_z, Holm).
-///
-/// Several files (e.g. the shards of one sweep) are read as one; rows with the same
-/// config hash count once, and a cell found in rows of two commits is listed with both.
-/// The rows of one group must share their configuration (seed aside): a report never
-/// averages different configurations, it refuses and names the differing keys; nor does
-/// it pool one configuration's rows from different commits (see --allow-mixed-commits).
-/// Accuracies outside [0, 100], NMI outside [0, 1] and non-finite values are errors
-/// (docs/reliability.md). With --claims, the paper's claims are set beside the
-/// measurements with a verdict each (confirmed / opposite sign / not reproduced / cannot
-/// tell / not measured; definitions in the output and in docs/report.md). Rows of the
-/// baselines (untrained-*, wl, degree, features) add the floor section: each method's
-/// paired gain over its untrained encoder and its gap to the classical floors.
+/// The arguments of `magcl report`; its help text is in the command table
+/// ([`crate::commands`]).
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Result CSVs written by `magcl bench`.

@@ -11,43 +11,9 @@ use crate::experiment::config::{
 use crate::experiment::run as runner;
 use crate::experiment::{RunOptions, RunRecord};
 
-/// Train one method on one dataset with one seed, then evaluate the embeddings.
-///
-/// Graph level (TU datasets, evaluated by 10-fold cross-validated SVMs):
-///   magcl train --method graphcl --dataset MUTAG --seed 0
-///   magcl train --method graphcl --dataset MUTAG --ma --ma-mode gin-sum
-///   magcl train --method simgrace --dataset NCI1 --eta 1.0
-///   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
-///   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
-///
-/// MA readings (docs/ma.md): `--reading code` (the default of `--ma` at graph level:
-/// the released code's choices), `current` or `paper` set the switches the paper leaves
-/// open; single switches via flags or `--set ma.KEY=VALUE`:
-///   magcl train --method graphcl --dataset NCI1 --reading code
-///   magcl train --method simgrace --dataset MUTAG --reading code --set ma.k_branch=negatives
-///   (ma.zero_k = mlp|plain, ma.ranges = inclusive|exclusive, ma.k_branch =
-///   unaugmented|anchor|negatives, ma.redraw = step|epoch, ma.constraints =
-///   none|sum|layers|both, ma.eval_k = N)
-///
-/// Node level (the MA-GCL base model; `--ma` turns it into MA-GCL):
-///   magcl train --method base --dataset Cora --preset code --ma
-///   magcl train --method base --dataset CiteSeer --preset paper --tricks AR
-///
-/// The floor (baselines: no gradient step, the same evaluation as the methods;
-/// docs/methods.md):
-///   magcl train --method untrained --dataset MUTAG            (GraphCL's encoder, untrained)
-///   magcl train --method untrained --of simgrace --dataset NCI1 --reading code
-///   magcl train --method untrained --dataset Cora             (the base model's encoder)
-///   magcl train --method wl --dataset NCI1 --set wl.iterations=3   (WL subtree + SVM)
-///   magcl train --method degree --dataset PROTEINS            (label/degree histograms + SVM)
-///   magcl train --method features --dataset Cora              (raw features + the probe)
-///
-/// Every run starts from the method's preset (the reference setup), then applies the
-/// flags below, then `--set KEY=VALUE` overrides of any config field (`--print-config`
-/// shows them all). `--config FILE.json` runs a complete resolved config instead (what
-/// `magcl bench` does for each cell).
+/// The arguments of `magcl train`; its help text is in the command table
+/// ([`magcl_cli::commands`]).
 #[derive(Args, Debug)]
-#[command(verbatim_doc_comment)]
 pub struct TrainArgs {
     /// graphcl | simgrace | adgcl | adgcl-fixed (graph level) | base (node level: the MA-GCL
     /// base model). `adgcl-fixed` is AD-GCL with `adgcl.augmenter = fixed`. Baselines:
@@ -465,7 +431,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     let record = RunRecord::new(&cfg, outcome);
     if a.json {
         let line = serde_json::to_string(&record)?;
-        if let Err(e) = crate::cli::write_stdout(format_args!("{line}\n")) {
+        if let Err(e) = magcl_cli::write_stdout(format_args!("{line}\n")) {
             // The run is done: never lose its record silently.
             eprintln!("{line}");
             anyhow::bail!(

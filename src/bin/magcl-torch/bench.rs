@@ -11,12 +11,8 @@ use crate::experiment::pool::{
 use crate::experiment::results::{read_rows, ResultsFile};
 use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
 
-/// Run a sweep described by a TOML config; append one CSV row per finished run.
-///
-/// Every cell runs in its own child process (`magcl train --config FILE.json --json`, or
-/// the program named by $MAGCL_BENCH_WORKER), so a crash loses one cell and each row
-/// records the true peak memory of its run. Rows are appended crash-safely: after a kill,
-/// `--resume` continues where the sweep stopped without duplicating a row.
+/// The arguments of `magcl bench`; its help text is in the command table
+/// ([`magcl_cli::commands`]).
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// The sweep config (TOML; see configs/*.toml for annotated examples).
@@ -72,7 +68,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         bail!("--jobs must be at least 1");
     }
-    crate::cli::train::check_threads(args.threads)?;
+    crate::train::check_threads(args.threads)?;
     let placement = Placement::new(&args.device, args.gpus)?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();

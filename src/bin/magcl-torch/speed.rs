@@ -11,17 +11,9 @@ use super::train::parse_set;
 use crate::experiment::config::{MethodName, RunConfig, RunSpec};
 use crate::experiment::pool::{run_worker, worker_program};
 
-/// Time training epochs (median after a warm-up), one evaluation and peak memory.
-///
-/// Each CASE is METHOD:DATASET (e.g. graphcl:NCI1, simgrace:MUTAG, base:Cora,
-/// base:synthetic-node). Every case runs in its own process (`magcl train --config …`),
-/// so peak memory is the case's own. One row per case is appended to the CSV (created
-/// with a header when new), with the machine, device, thread count and commit.
-///
-///   magcl bench-speed graphcl:MUTAG graphcl:NCI1 --eval
-///   magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda
+/// The arguments of `magcl bench-speed`; its help text is in the command table
+/// ([`magcl_cli::commands`]).
 #[derive(Args, Debug)]
-#[command(verbatim_doc_comment)]
 pub struct SpeedArgs {
     /// METHOD:DATASET pairs.
     #[arg(required = true, value_name = "CASE")]
@@ -146,7 +138,7 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    crate::cli::train::check_threads(a.threads)?;
+    crate::train::check_threads(a.threads)?;
     let threads = a.threads.unwrap_or(cores).max(1);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
