@@ -242,7 +242,7 @@ impl RunConfig {
     pub fn normalise(&mut self) {
         if let Ok(entry) = self.method.entry() {
             let mut p = self.settings();
-            (entry.normalise)(&mut p);
+            entry.normalise_preset(&mut p);
             self.sections = p.sections;
         }
     }

@@ -498,6 +498,12 @@ mod tests {
         assert_eq!(cfg.method_label(), "untrained-simgrace");
         assert_eq!((cfg.layers, cfg.gin_eps), (5, 1.0), "SimGRACE's encoder");
         let cfg = untrained(serde_json::json!({"untrained": {"of": "adgcl"}}));
+        // The wrapped method's own normalisation applies: AD-GCL's augmenter follows MA.
+        let aug = |c: &RunConfig| c.sections.get::<AdgclParams>().unwrap().unwrap().augmenter;
+        assert_eq!(aug(&cfg), Some(Augmenter::Learned));
+        let with_ma =
+            untrained(serde_json::json!({"untrained": {"of": "adgcl"}, "ma": {"enabled": true}}));
+        assert_eq!(aug(&with_ma), Some(Augmenter::Fixed));
         assert_eq!(cfg.evaluator, "linear-svc", "AD-GCL's protocol");
         // refused: training epochs, an unknown source, a baseline as the encoder
         for (o, field) in [

@@ -214,7 +214,20 @@ impl MethodEntry {
                 ));
             }
         }
-        (self.check)(p)
+        (self.check)(p)?;
+        // The wrapped method's own rules hold for its sections here too.
+        match (self.wraps)(&p.sections)? {
+            Some(inner) => (inner.check)(p),
+            None => Ok(()),
+        }
+    }
+    /// Fills in what the method leaves to other settings ([`Self::normalise`]), and what
+    /// the method it wraps leaves (an untrained AD-GCL encoder's augmenter follows MA).
+    pub fn normalise_preset(&self, p: &mut Preset) {
+        (self.normalise)(p);
+        if let Ok(Some(inner)) = (self.wraps)(&p.sections) {
+            inner.normalise_preset(p);
+        }
     }
 }
 
@@ -853,7 +866,7 @@ pub(crate) mod tests {
             merge(&mut value, &serde_json::Value::Object(overrides));
             let mut preset: Preset = serde_json::from_value(value)?;
             preset.sections.canonicalise(registry::section_spec);
-            (entry.normalise)(&mut preset);
+            entry.normalise_preset(&mut preset);
             entry.check_preset(&preset)?;
             Ok(TestConfig {
                 entry,

@@ -13,8 +13,8 @@ use super::{Checked, GraphRunner, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
-use crate::loss::{InfoNce, InfoNceParams};
-use crate::ma::{self, MaParams, ScheduleSampler};
+use crate::loss::InfoNce;
+use crate::ma::{self, ScheduleSampler};
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
@@ -96,30 +96,20 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 .cost(|p, size| 6.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
 
 /// SimGRACE's unsupervised TU setup (REFERENCE.md §1.3; the official `unsupervised_TU`
-/// code): GraphCL's pipeline and loss with a 5-layer GIN, perturbation magnitude η = 1.
-/// Its data pipeline gives every node but the highest-indexed one of a graph a self-loop,
-/// so its GIN counts a node's own features twice: ε = 1.
+/// code): GraphCL's pipeline, loss, optimiser and evaluation with a 5-layer GIN and no data
+/// augmentation, perturbation magnitude η = 1. Its data pipeline gives every node but the
+/// highest-indexed one of a graph a self-loop, so its GIN counts a node's own features
+/// twice: ε = 1.
 fn preset(req: &PresetRequest) -> Result<Preset> {
     if req.name.is_some() {
         return Err(req.unknown_name(&ENTRY));
     }
-    let mut sections = MethodTable::default();
-    sections.set(&SimgraceParams { eta: 1.0 })?;
-    Ok(Preset {
-        task: Task::Graph,
-        epochs: 20,
-        lr: 0.01,
-        weight_decay: 0.0,
-        batch_size: 128,
-        hidden: 32,
-        layers: 5,
-        features: "graphcl".into(),
-        evaluator: "svc-rbf".into(),
-        gin_eps: 1.0,
-        loss: InfoNceParams::graph_level(false),
-        ma: MaParams::default(),
-        sections,
-    })
+    let mut p = req.of(&super::graphcl::ENTRY)?;
+    p.layers = 5;
+    p.gin_eps = 1.0;
+    p.sections = MethodTable::default();
+    p.sections.set(&SimgraceParams { eta: 1.0 })?;
+    Ok(p)
 }
 
 impl SimGrace {
