@@ -152,6 +152,35 @@ pub fn feature_column_mask(num_features: usize, ratio: f64, rng: &mut Rng) -> Ve
         .collect()
 }
 
+/// Node level, adaptive (GCA): keeps each directed edge `e` independently with
+/// probability `1 − drop[e]`. Returns the kept indices.
+pub fn drop_directed_edges_weighted(drop: &[f64], rng: &mut Rng) -> Vec<i64> {
+    (0..drop.len() as i64)
+        .filter(|&e| rng.gen::<f64>() >= drop[e as usize])
+        .collect()
+}
+
+/// Node level, adaptive (GCA): a 0/1 mask over feature columns, column `f` zeroed with
+/// probability `drop[f]` (the same columns for all nodes).
+pub fn feature_column_mask_weighted(drop: &[f64], rng: &mut Rng) -> Vec<f32> {
+    drop.iter()
+        .map(|&q| if rng.gen::<f64>() < q { 0.0 } else { 1.0 })
+        .collect()
+}
+
+/// GCA's drop probabilities from importance-derived weights `s` (larger = less
+/// important): `min(s / mean(s) · p, threshold)`, so the mean probability is `p` where no
+/// weight is cut at the threshold. Weights that are all zero give `p` everywhere.
+pub fn adaptive_drop_probabilities(s: &[f64], p: f64, threshold: f64) -> Vec<f64> {
+    let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
+    s.iter()
+        .map(|&w| {
+            let q = if mean > 0.0 { w / mean * p } else { p };
+            q.min(threshold)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::subgraph::adjacency;

@@ -23,6 +23,8 @@ use crate::rng::{self, streams};
 pub mod adgcl;
 pub mod degree;
 pub mod features;
+pub mod gca;
+pub mod grace;
 pub mod graphcl;
 pub mod node;
 pub mod optim;

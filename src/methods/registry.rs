@@ -16,6 +16,8 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::simgrace::ENTRY,
     &super::adgcl::ENTRY,
     &super::node::ENTRY,
+    &super::grace::ENTRY,
+    &super::gca::ENTRY,
     &super::untrained::ENTRY,
     &super::wl::ENTRY,
     &super::degree::ENTRY,

@@ -1,5 +1,7 @@
-//! The node-level encoder of the MA-GCL base model: two graph-convolution layers whose
-//! propagation counts follow a schedule (activation after the first layer only).
+//! The node-level encoder: two graph-convolution layers whose propagation counts follow a
+//! schedule. Its [`GcnShape`] says the layer widths and where the activation goes: the
+//! MA-GCL base model (`hidden → hidden`, activation after the first layer only) or GRACE's
+//! and GCA's (`2·hidden → hidden`, activation after both layers, one shared activation).
 //!
 //! One layer with K propagations, weights W (Glorot) and bias b:
 //! - preset `code` (the released code): `H = X W`; K = 0 → `H = Â H + b` (one plain GCN
@@ -203,10 +205,38 @@ impl Features {
     }
 }
 
-/// Two layers, activation after the first.
+/// The widths of the two layers and whether the activation follows the second one too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcnShape {
+    /// Output width of the first layer (the second layer's is the embedding width).
+    pub first_width: i64,
+    pub activate_last: bool,
+}
+
+impl GcnShape {
+    /// The MA-GCL base model: `hidden → hidden`, activation after the first layer.
+    pub fn base(hidden: i64) -> GcnShape {
+        GcnShape {
+            first_width: hidden,
+            activate_last: false,
+        }
+    }
+    /// GRACE's and GCA's encoder (`Encoder` with `k = 2` in their code): the first layer
+    /// `2·hidden` wide, the activation after every layer.
+    pub fn grace(hidden: i64) -> GcnShape {
+        GcnShape {
+            first_width: 2 * hidden,
+            activate_last: true,
+        }
+    }
+}
+
+/// Two layers; one activation module (a PReLU's slope is shared by both layers where the
+/// shape activates both, as in GRACE's code).
 pub struct GcnEncoder {
     pub layers: Vec<GcnLayer>,
     pub activation: Activation,
+    pub activate_last: bool,
     pub propagation: Propagation,
     pub pi: f64,
 }
@@ -216,16 +246,18 @@ impl GcnEncoder {
         p: &nn::Path,
         input: i64,
         hidden: i64,
+        shape: GcnShape,
         activation: &str,
         propagation: Propagation,
         pi: f64,
     ) -> GcnEncoder {
         GcnEncoder {
             layers: vec![
-                GcnLayer::new(&(p / "conv0"), input, hidden),
-                GcnLayer::new(&(p / "conv1"), hidden, hidden),
+                GcnLayer::new(&(p / "conv0"), input, shape.first_width),
+                GcnLayer::new(&(p / "conv1"), shape.first_width, hidden),
             ],
             activation: Activation::new(p, activation, propagation),
+            activate_last: shape.activate_last,
             propagation,
             pi,
         }
@@ -246,13 +278,18 @@ impl GcnEncoder {
         let h = l0.propagate(g, h, schedule[0], self.propagation, self.pi);
         let h = self.activation.apply(&h, train);
         let l1 = &self.layers[1];
-        l1.propagate(
+        let h = l1.propagate(
             g,
             h.matmul(&l1.weight),
             schedule[1],
             self.propagation,
             self.pi,
-        )
+        );
+        if self.activate_last {
+            self.activation.apply(&h, train)
+        } else {
+            h
+        }
     }
 }
 
