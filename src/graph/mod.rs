@@ -111,6 +111,16 @@ impl Batch {
 
 /// A (batched) graph on a device: features, directed edge lists, and the graph index of
 /// every node. Edge weights (AD-GCL's soft edges) multiply messages when present.
+/// Which end of a directed edge counts towards a node's degree (see
+/// [`GraphTensors::normalized_weights`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DegreeOf {
+    /// Out-degree: the MA-GCL reference's propagation (and magcl's graph level).
+    Sources,
+    /// In-degree: PyG's `GCNConv` (GRACE, GCA).
+    Targets,
+}
+
 pub struct GraphTensors {
     pub x: Tensor,
     pub src: Tensor,
@@ -120,6 +130,9 @@ pub struct GraphTensors {
     pub num_graphs: usize,
     /// Per-directed-edge weights (None = all ones).
     pub edge_weight: Option<Tensor>,
+    /// Which end of an edge counts towards a node's degree in Â (it matters only on a
+    /// directed graph, e.g. a view after directed edge dropping). Set before first use.
+    pub degree_of: DegreeOf,
     /// Â's edge weights `d̃_u^-1/2 d̃_v^-1/2` and self weights `1/d̃`, computed on first use.
     norm: std::cell::OnceCell<(Tensor, Tensor)>,
     /// The adjacency A (rows = destinations), built on first use.
@@ -151,6 +164,7 @@ impl GraphTensors {
             num_nodes,
             num_graphs,
             edge_weight: None,
+            degree_of: DegreeOf::Sources,
             norm: std::cell::OnceCell::new(),
             adj: std::cell::OnceCell::new(),
             adj_weighted: std::cell::OnceCell::new(),
@@ -176,6 +190,7 @@ impl GraphTensors {
             self.num_graphs,
         );
         g.edge_weight = self.edge_weight.as_ref().map(|w| w.shallow_clone());
+        g.degree_of = self.degree_of;
         g
     }
 
@@ -258,8 +273,9 @@ impl GraphTensors {
     }
 
     /// Weights of the renormalised adjacency Â = D̃^-1/2 (A + I) D̃^-1/2 (D̃ = degree + 1,
-    /// the degree counted over edge sources as the MA-GCL reference does; the same as the
-    /// in-degree on undirected graphs): `(edge weights, self-loop weights)`.
+    /// the degree counted over edge sources as the MA-GCL reference does, or over targets
+    /// as PyG's `GCNConv` does, by [`Self::degree_of`]; the two agree on undirected graphs):
+    /// `(edge weights, self-loop weights)`.
     pub fn normalized_weights(&self) -> &(Tensor, Tensor) {
         self.norm.get_or_init(|| {
             let dev = self.device();
@@ -267,8 +283,12 @@ impl GraphTensors {
                 Some(w) => w.detach(),
                 None => Tensor::ones([self.src.size()[0]], (Kind::Float, dev)),
             };
-            let deg = Tensor::ones([self.num_nodes as i64], (Kind::Float, dev))
-                .index_add(0, &self.src, &ones);
+            let end = match self.degree_of {
+                DegreeOf::Sources => &self.src,
+                DegreeOf::Targets => &self.dst,
+            };
+            let deg =
+                Tensor::ones([self.num_nodes as i64], (Kind::Float, dev)).index_add(0, end, &ones);
             let dinv = deg.pow_tensor_scalar(-0.5);
             let w = dinv.index_select(0, &self.src) * dinv.index_select(0, &self.dst) * ones;
             let self_w = dinv.square();
@@ -314,6 +334,37 @@ mod tests {
         let batch = Batch::collate(std::iter::empty::<&GraphView>(), 4);
         assert_eq!(batch.num_graphs, 0);
         assert_eq!(batch.offsets, vec![0]);
+    }
+
+    /// On the directed graph 0→1, 0→2 out- and in-degrees differ: d̃ over sources is
+    /// [3, 1, 1], over targets [1, 2, 2].
+    #[test]
+    fn degree_of_sources_or_targets() {
+        let _g = crate::rng::torch_lock();
+        let g = |of| {
+            let mut t = GraphTensors::new(
+                Tensor::zeros([3, 1], (Kind::Float, Device::Cpu)),
+                Tensor::from_slice(&[0i64, 0]),
+                Tensor::from_slice(&[1i64, 2]),
+                Tensor::zeros([3], (Kind::Int64, Device::Cpu)),
+                3,
+                1,
+            );
+            t.degree_of = of;
+            let (w, s) = t.normalized_weights();
+            (
+                Vec::<f32>::try_from(w).unwrap(),
+                Vec::<f32>::try_from(s).unwrap(),
+            )
+        };
+        let (w, s) = g(DegreeOf::Sources);
+        let e = 1.0 / 3f32.sqrt();
+        assert!(w.iter().all(|v| (v - e).abs() < 1e-6), "{w:?}");
+        assert!((s[0] - 1.0 / 3.0).abs() < 1e-6 && s[1] == 1.0 && s[2] == 1.0);
+        let (w, s) = g(DegreeOf::Targets);
+        let e = 1.0 / 2f32.sqrt();
+        assert!(w.iter().all(|v| (v - e).abs() < 1e-6), "{w:?}");
+        assert!(s[0] == 1.0 && (s[1] - 0.5).abs() < 1e-6 && (s[2] - 0.5).abs() < 1e-6);
     }
 
     #[test]

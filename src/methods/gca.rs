@@ -17,10 +17,14 @@
 //!   0.7 for both, `gca.edge_threshold`, `gca.feature_threshold`), `p_i` the view's
 //!   `node.edge_drop` / `node.feature_drop`.
 //!
-//! A feature column no node has (weight −∞ in the code, which turns every column's
-//! probability into NaN and so into the threshold) is left out of the means here and never
-//! masked: masking it changes nothing. Where all weights are equal (a regular graph) every
-//! probability is `p_i` (the code divides 0 by 0). `scheme = "uniform"` is GRACE.
+//! A feature column no node has gets weight −∞ in the code, which turns every column's
+//! probability into NaN and so into the threshold: on Cora (one such column) the released
+//! code masks each column with probability 0.7 in both views, whatever the configured
+//! rates. `gca.absent_columns = "skip"` (the default) leaves such columns out of the means
+//! and never masks them (masking them changes nothing), which is what the paper
+//! describes; `"threshold"` reproduces the code. Where all weights are equal (a regular
+//! graph) every probability is `p_i` (the code divides 0 by 0). `scheme = "uniform"` is
+//! GRACE.
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};
@@ -29,6 +33,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::adaptive_drop_probabilities;
 use crate::data::{CsrMatrix, NodeDataset};
 use crate::error::Result;
+use crate::graph::DegreeOf;
 use crate::nn::gcn::GcnShape;
 use crate::params::{bad, check_ratio, section, ParamGuard, Section, Task};
 
@@ -43,6 +48,10 @@ pub struct GcaParams {
     pub edge_threshold: f64,
     /// Upper bound of a feature column's drop probability.
     pub feature_threshold: f64,
+    /// Feature columns no node has: `skip` (left out, never masked) or `threshold` (as the
+    /// released code computes it: then every column is masked with the threshold
+    /// probability).
+    pub absent_columns: String,
 }
 
 /// The centralities `gca.scheme` accepts.
@@ -58,6 +67,12 @@ impl ParamGuard for GcaParams {
             return Err(bad(
                 "gca.scheme",
                 format!("expected degree, pr, evc or uniform, got '{}'", self.scheme),
+            ));
+        }
+        if !["skip", "threshold"].contains(&self.absent_columns.as_str()) {
+            return Err(bad(
+                "gca.absent_columns",
+                format!("expected skip or threshold, got '{}'", self.absent_columns),
             ));
         }
         check_ratio("gca.edge_threshold", self.edge_threshold)?;
@@ -77,6 +92,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         let node = p.sections.require::<NodeParams>("gca")?.into_inner();
         let variant = NodeVariant {
             shape: GcnShape::grace,
+            degree_of: DegreeOf::Targets,
             adaptive: adaptive_drops(ds, &gca, &node),
         };
         NodeRunner::build(p, ds, device, progress, variant)
@@ -110,6 +126,7 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
         scheme: "degree".into(),
         edge_threshold: 0.7,
         feature_threshold: 0.7,
+        absent_columns: "skip".into(),
     })?;
     Ok(p)
 }
@@ -139,10 +156,16 @@ pub fn adaptive_drops(
     };
     let edge_w = edge_weights(&edge_score, &edges);
     let feature_w = feature_weights(&ds.features, &feature_c);
+    let code_nan = gca.absent_columns == "threshold" && feature_w.iter().any(Option::is_none);
     let per_view = |v: usize| {
+        let features = if code_nan {
+            vec![gca.feature_threshold; feature_w.len()]
+        } else {
+            feature_probabilities(&feature_w, node.feature_drop[v], gca.feature_threshold)
+        };
         (
             adaptive_drop_probabilities(&edge_w, node.edge_drop[v], gca.edge_threshold),
-            feature_probabilities(&feature_w, node.feature_drop[v], gca.feature_threshold),
+            features,
         )
     };
     let ((e0, f0), (e1, f1)) = (per_view(0), per_view(1));
@@ -390,6 +413,21 @@ mod tests {
         }
         gca.scheme = "uniform".into();
         assert!(adaptive_drops(&ds, &gca, &node).is_none());
+        // a column no node has: skipped, or (the released code) every column at the threshold
+        gca.scheme = "degree".into();
+        let before = adaptive_drops(&ds, &gca, &node).unwrap();
+        let mut ds = ds;
+        ds.features.cols += 1;
+        let skip = adaptive_drops(&ds, &gca, &node).unwrap();
+        assert_eq!(skip.feature[0].last(), Some(&0.0));
+        assert_eq!(
+            skip.feature[0][..ds.features.cols - 1],
+            before.feature[0][..]
+        );
+        gca.absent_columns = "threshold".into();
+        let code = adaptive_drops(&ds, &gca, &node).unwrap();
+        assert!(code.feature.iter().flatten().all(|&q| q == 0.7));
+        assert_eq!(code.edge, skip.edge);
     }
 
     fn variant() -> NodeVariant {
@@ -400,6 +438,7 @@ mod tests {
         let node = p.sections.require::<NodeParams>("t").unwrap().into_inner();
         NodeVariant {
             shape: GcnShape::grace,
+            degree_of: DegreeOf::Targets,
             adaptive: adaptive_drops(&ds, &gca, &node),
         }
     }

@@ -4,7 +4,8 @@
 //! ratios), one two-layer GCN encoder (`2·hidden` then `hidden` wide, the activation after
 //! both layers), the projection head (Linear → ELU → Linear) and the InfoNCE loss with
 //! inter- and intra-view negatives, the positive in the denominator, averaged over both
-//! directions, at temperature τ. Trained by the node-level trainer ([`NodeModel`]) with
+//! directions, at temperature τ. The GCN layer is PyG's `GCNConv` (Â with self-loops, the
+//! degree counted at edge targets). Trained by the node-level trainer ([`NodeModel`]) with
 //! GRACE's encoder shape; evaluated like every node-level method (logistic-regression
 //! probe on the run's split).
 //!
@@ -17,6 +18,7 @@
 use super::node::{NodeParams, NodeRunner, NodeVariant};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
+use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
 use crate::ma::{Constraints, MaParams};
 use crate::nn::gcn::GcnShape;
@@ -45,6 +47,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 pub fn variant() -> NodeVariant {
     NodeVariant {
         shape: GcnShape::grace,
+        degree_of: DegreeOf::Targets,
         adaptive: None,
     }
 }

@@ -20,7 +20,7 @@ use crate::augment::{
 };
 use crate::data::NodeDataset;
 use crate::error::Result;
-use crate::graph::GraphTensors;
+use crate::graph::{DegreeOf, GraphTensors};
 use crate::kernels::PendingScalar;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
@@ -129,6 +129,8 @@ impl ParamGuard for NodeParams {
 #[derive(Clone, Debug)]
 pub struct NodeVariant {
     pub shape: fn(i64) -> GcnShape,
+    /// Which end of an edge counts towards the degree in Â on a view's (directed) graph.
+    pub degree_of: DegreeOf,
     pub adaptive: Option<AdaptiveDrops>,
 }
 
@@ -137,6 +139,7 @@ impl NodeVariant {
     pub fn base() -> NodeVariant {
         NodeVariant {
             shape: GcnShape::base,
+            degree_of: DegreeOf::Sources,
             adaptive: None,
         }
     }
@@ -168,6 +171,7 @@ pub struct NodeModel {
     sampler: Box<dyn ScheduleSampler>,
     node: NodeParams,
     adaptive: Option<AdaptiveDrops>,
+    degree_of: DegreeOf,
     seed: u64,
     features: Features,
     num_nodes: usize,
@@ -189,16 +193,18 @@ fn upload(t: Tensor, device: Device) -> Tensor {
 }
 
 /// The structure-only graph of a view (node-level encoders take features separately).
-fn view_graph(src: Tensor, dst: Tensor, num_nodes: usize) -> GraphTensors {
+fn view_graph(src: Tensor, dst: Tensor, num_nodes: usize, degree_of: DegreeOf) -> GraphTensors {
     let dev = src.device();
-    GraphTensors::new(
+    let mut g = GraphTensors::new(
         Tensor::zeros([0], (Kind::Float, dev)),
         src,
         dst,
         Tensor::zeros([0], (Kind::Int64, dev)),
         num_nodes,
         1,
-    )
+    );
+    g.degree_of = degree_of;
+    g
 }
 
 impl NodeModel {
@@ -275,6 +281,7 @@ impl NodeModel {
             dst: Tensor::from_slice(&dst).to_device(device),
             node,
             adaptive: variant.adaptive,
+            degree_of: variant.degree_of,
         })
     }
 
@@ -325,6 +332,7 @@ impl NodeModel {
                     self.src.index_select(0, &keep),
                     self.dst.index_select(0, &keep),
                     self.num_nodes,
+                    self.degree_of,
                 ),
                 upload(Tensor::from_slice(&mask), dev),
             )
@@ -410,6 +418,7 @@ impl NodeModel {
                 self.src.shallow_clone(),
                 self.dst.shallow_clone(),
                 self.num_nodes,
+                self.degree_of,
             );
             let k = vec![self.node.eval_k; 2];
             self.encoder.forward(&self.features, None, &g, &k, false)
