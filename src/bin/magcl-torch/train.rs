@@ -238,9 +238,17 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         Some(_) if fixed_adgcl => MethodName::parse("adgcl")?,
         Some(m) => MethodName::parse(m)?,
         None => {
+            let all = magcl::methods::registry::all();
+            let names = |baseline: bool| -> Vec<&str> {
+                all.iter()
+                    .filter(|e| e.baseline == baseline)
+                    .map(|e| e.name)
+                    .collect()
+            };
             anyhow::bail!(
-                "--method is required (graphcl, simgrace, adgcl, base; baselines untrained, wl, \
-                 degree, features); see --help"
+                "--method is required ({}; baselines {}); see --help",
+                names(false).join(", "),
+                names(true).join(", ")
             )
         }
     };
