@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Tables of the GRACE / GCA side-by-side from the logs device_run.sh leaves.
+
+usage: summarize.py LOGS_DIR OUT_DIR
+Writes OUT_DIR/per_seed.csv (one row per program, method, data set, seed, evaluator) and
+OUT_DIR/summary.md (means, standard deviations, min–max, Welch's t-test of magcl against
+the official code per evaluator; seconds per epoch and per run from the speed runs).
+"""
+import csv
+import glob
+import json
+import math
+import os
+import re
+import statistics as st
+import sys
+
+from scipy import stats
+
+
+def own_accuracy(prog, meth, path):
+    """The accuracy a program printed itself (percent)."""
+    text = open(path).read()
+    if prog == "magcl":
+        return json.loads(text)["accuracy"]
+    if meth == "grace":
+        return 100 * float(re.search(r"F1Mi=([0-9.]+)", text).group(1))
+    return 100 * float(text.strip().splitlines()[-1])
+
+
+def epoch_seconds(prog, meth, path):
+    text = open(path).read()
+    if prog == "magcl":
+        return json.loads(text)["epoch_seconds"]
+    if meth == "grace":
+        return [float(v) for v in re.findall(r"this epoch ([0-9.]+)", text)]
+    return [float(v) for v in re.findall(r"\(S\) \| epoch \d+ seconds ([0-9.]+)", text)]
+
+
+def main():
+    logs, out = sys.argv[1], sys.argv[2]
+    rows = []
+    for f in sorted(glob.glob(f"{logs}/acc-*.cross.csv")):
+        key = os.path.basename(f)[len("acc-"):-len(".cross.csv")]
+        prog, meth, ds, seed = key.split("-")
+        own = own_accuracy(prog, meth, f"{logs}/acc-{key}.out")
+        rows.append((prog, meth, ds, int(seed), "own", own))
+        for r in csv.DictReader(open(f)):
+            rows.append((prog, meth, ds, int(seed), r["evaluator"], float(r["accuracy"])))
+    rows.sort()
+    with open(f"{out}/per_seed.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["program", "method", "dataset", "seed", "evaluator", "accuracy"])
+        for r in rows:
+            w.writerow(r[:5] + (f"{r[5]:.4f}",))
+
+    def values(prog, meth, ds, ev):
+        return [r[5] for r in rows if r[:3] == (prog, meth, ds) and r[4] == ev]
+
+    lines = ["| method | data set | evaluator | official | magcl | magcl − official | Welch p |",
+             "|---|---|---|---|---|--:|--:|"]
+    # gcacode: magcl's GCA with gca.absent_columns = "threshold" (the released code's handling)
+    for meth, mmeth in [("grace", "grace"), ("gca", "gca"), ("gca", "gcacode")]:
+        for ds in ["Cora", "CiteSeer"]:
+            for ev in ["own", "grace-eval", "gca-eval"]:
+                o, m = values("official", meth, ds, ev), values("magcl", mmeth, ds, ev)
+                if len(o) < 2 or len(m) < 2:
+                    continue
+                p = stats.ttest_ind(m, o, equal_var=False).pvalue
+                fmt = lambda v: (f"{st.mean(v):.2f} ± {st.stdev(v):.2f} "
+                                 f"({min(v):.1f}–{max(v):.1f}, n={len(v)})")
+                label = meth if mmeth == meth else f"{meth} (magcl: absent_columns = threshold)"
+                lines.append(f"| {label} | {ds} | {ev} | {fmt(o)} | {fmt(m)} | "
+                             f"{st.mean(m) - st.mean(o):+.2f} | {p:.3f} |")
+    lines += ["", "| method | data set | program | s/epoch (median, min–max) | whole run s |",
+              "|---|---|---|---|--:|"]
+    for ds in ["Cora", "CiteSeer"]:
+        for meth in ["grace", "gca"]:
+            for prog in ["official", "magcl"]:
+                path = f"{logs}/speed-{prog}-{meth}-{ds}-0.out"
+                if not os.path.exists(path):
+                    continue
+                e = epoch_seconds(prog, meth, path)[1:]  # the first epoch warms up
+                run = float(open(f"{logs}/speed-{prog}-{meth}-{ds}-0.done").read())
+                lines.append(f"| {meth} | {ds} | {prog} | {st.median(e):.4f} "
+                             f"({min(e):.4f}–{max(e):.4f}) | {run:.1f} |")
+    open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
