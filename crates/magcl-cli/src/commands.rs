@@ -151,7 +151,8 @@ own. One row per case is appended to the CSV (created with a header when new), w
 machine, device, thread count and commit.
 
   magcl bench-speed graphcl:MUTAG graphcl:NCI1 --eval
-  magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda";
+  magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda
+  magcl bench-speed grace:Cora gca:Cora --eval";
 
 /// The command of that name.
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
