@@ -35,6 +35,7 @@ use crate::data::{CsrMatrix, NodeDataset};
 use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::nn::gcn::GcnShape;
+use crate::nn::mlp::Init;
 use crate::params::{bad, check_ratio, section, ParamGuard, Section, Task};
 
 /// GCA's own settings (a config's `gca` section).
@@ -93,6 +94,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         let variant = NodeVariant {
             shape: GcnShape::grace,
             degree_of: DegreeOf::Targets,
+            projector_init: Init::TorchDefault,
             adaptive: adaptive_drops(ds, &gca, &node),
         };
         NodeRunner::build(p, ds, device, progress, variant)
@@ -439,6 +441,7 @@ mod tests {
         NodeVariant {
             shape: GcnShape::grace,
             degree_of: DegreeOf::Targets,
+            projector_init: Init::TorchDefault,
             adaptive: adaptive_drops(&ds, &gca, &node),
         }
     }

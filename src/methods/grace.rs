@@ -22,6 +22,7 @@ use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
 use crate::ma::{Constraints, MaParams};
 use crate::nn::gcn::GcnShape;
+use crate::nn::mlp::Init;
 use crate::params::{section, MethodTable, Task};
 
 /// The registry's entry.
@@ -48,6 +49,7 @@ pub fn variant() -> NodeVariant {
     NodeVariant {
         shape: GcnShape::grace,
         degree_of: DegreeOf::Targets,
+        projector_init: Init::TorchDefault,
         adaptive: None,
     }
 }
@@ -191,13 +193,20 @@ mod tests {
     fn encoder_has_graces_shape() {
         let _g = crate::rng::torch_lock();
         let ds = toy_dataset(30);
-        let o = serde_json::json!({"hidden": 8});
+        let o = serde_json::json!({"hidden": 8, "node": {"proj_hidden": 16}});
         let cfg = TestConfig::new("grace", "toy", None, 1, o).unwrap();
         let m = NodeModel::with_variant(&cfg.method_params().unwrap(), &ds, Device::Cpu, variant())
             .unwrap();
         let shapes: Vec<Vec<i64>> = m.encoder.layers.iter().map(|l| l.weight.size()).collect();
         assert_eq!(shapes, vec![vec![20, 16], vec![16, 8]]);
         assert!(m.encoder.activate_last);
+        // the projection head as PyTorch's nn.Linear initialises it: U(±1/√fan_in)
+        let head = m.projector.as_ref().unwrap();
+        for (w, fan_in) in [(&head.fc1.ws, 8.0f64), (&head.fc2.ws, 16.0)] {
+            let max = w.abs().max().double_value(&[]);
+            let bound = 1.0 / fan_in.sqrt();
+            assert!(max <= bound && max > 0.8 * bound, "{max} vs {bound}");
+        }
         // the embeddings went through the last ReLU: none is negative
         let z = m.embed();
         assert!(z.min().double_value(&[]) >= 0.0);

@@ -25,6 +25,7 @@ use crate::kernels::PendingScalar;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
 use crate::nn::gcn::{Features, GcnEncoder, GcnShape, NodeProjector, Propagation};
+use crate::nn::mlp::Init;
 use crate::params::Task;
 use crate::params::{
     bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, MAX_DEPTH, MAX_EPOCHS,
@@ -131,6 +132,8 @@ pub struct NodeVariant {
     pub shape: fn(i64) -> GcnShape,
     /// Which end of an edge counts towards the degree in Â on a view's (directed) graph.
     pub degree_of: DegreeOf,
+    /// How the projection head's linear layers are initialised.
+    pub projector_init: Init,
     pub adaptive: Option<AdaptiveDrops>,
 }
 
@@ -140,6 +143,8 @@ impl NodeVariant {
         NodeVariant {
             shape: GcnShape::base,
             degree_of: DegreeOf::Sources,
+            // as the base model's rows were made (docs/methods.md: not its reference's)
+            projector_init: Init::TchDefault,
             adaptive: None,
         }
     }
@@ -247,6 +252,7 @@ impl NodeModel {
                 &(&root / "projector"),
                 p.gin.hidden as i64,
                 node.proj_hidden as i64,
+                variant.projector_init,
             )
         });
         let opt = Adam::new(&vs, p.train.lr, p.train.weight_decay)?;

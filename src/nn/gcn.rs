@@ -12,6 +12,7 @@
 use tch::nn;
 use tch::Tensor;
 
+use super::mlp::{linear, Init};
 use super::ops::{filter_step, normalized_adjacency};
 use crate::graph::{GraphTensors, SparseMatrix};
 
@@ -300,10 +301,10 @@ pub struct NodeProjector {
 }
 
 impl NodeProjector {
-    pub fn new(p: &nn::Path, hidden: i64, proj_hidden: i64) -> NodeProjector {
+    pub fn new(p: &nn::Path, hidden: i64, proj_hidden: i64, init: Init) -> NodeProjector {
         NodeProjector {
-            fc1: nn::linear(p / "fc1", hidden, proj_hidden, Default::default()),
-            fc2: nn::linear(p / "fc2", proj_hidden, hidden, Default::default()),
+            fc1: linear(p / "fc1", hidden, proj_hidden, init),
+            fc2: linear(p / "fc2", proj_hidden, hidden, init),
         }
     }
 

@@ -7,8 +7,13 @@ use tch::Tensor;
 pub enum Init {
     /// Xavier-uniform weights, zero bias (GraphCL, SimGRACE, MA-GCL's GCN weights).
     XavierZeroBias,
-    /// PyTorch's default: U(−1/√fan_in, 1/√fan_in) for weights and bias (AD-GCL).
+    /// PyTorch's default: U(−1/√fan_in, 1/√fan_in) for weights and bias (AD-GCL, GRACE's
+    /// and GCA's projection head).
     TorchDefault,
+    /// tch's default: Kaiming-uniform weights with ReLU's gain, U(−√6/√fan_in, √6/√fan_in)
+    /// (√6 times PyTorch's bound), bias U(−1/√fan_in, 1/√fan_in). What the base model's
+    /// projection head has used; its reference (PyTorch) initialises as `TorchDefault`.
+    TchDefault,
 }
 
 /// A linear layer `in → out` initialised as `init` says.
@@ -30,6 +35,7 @@ pub fn linear(p: nn::Path, input: i64, output: i64, init: Init) -> nn::Linear {
                 bias: true,
             }
         }
+        Init::TchDefault => nn::LinearConfig::default(),
     };
     nn::linear(p, input, output, cfg)
 }
