@@ -777,7 +777,13 @@ pub(crate) mod tests {
         tch::manual_seed(5);
         let mut m = NodeModel::new(&cfg.method_params().unwrap(), &ds, Device::Cpu).unwrap();
         m.train(cfg.preset.epochs, false).unwrap();
-        let e = Embed::embed(&m).unwrap();
+        let (test, val) = toy_probe(&Embed::embed(&m).unwrap(), &ds);
+        assert!(test > 80.0 && val > 70.0, "{test} {val}");
+    }
+
+    /// (test, validation) accuracy of the logistic-regression probe on `e` for the toy
+    /// set's communities, on the random split of seed 0.
+    fn toy_probe(e: &crate::methods::Embeddings, ds: &NodeDataset) -> (f64, f64) {
         let probe = NodeLogReg {
             num_classes: 2,
             steps: 300,
@@ -792,8 +798,7 @@ pub(crate) mod tests {
             0,
         )
         .unwrap();
-        let (test, val) = (r.accuracy, r.val_accuracy.unwrap());
-        assert!(test > 80.0 && val > 70.0, "{test} {val}");
+        (r.accuracy, r.val_accuracy.unwrap())
     }
 
     /// A node-level method (`name`, built as `variant()`) trains deterministically, its
@@ -830,21 +835,7 @@ pub(crate) mod tests {
                 l1.last().unwrap() < l1.first().unwrap(),
                 "{name} ma={ma}: loss decreases: {l1:?}"
             );
-            let probe = NodeLogReg {
-                num_classes: 2,
-                steps: 300,
-                seed: 0,
-                device: Device::Cpu,
-            };
-            let r = run_protocol(
-                &RandomSplit,
-                &probe,
-                HostMatrix::new(&e1.x, e1.rows, e1.dim),
-                &ds.labels,
-                0,
-            )
-            .unwrap();
-            let (test, val) = (r.accuracy, r.val_accuracy.unwrap());
+            let (test, val) = toy_probe(&e1, &ds);
             assert!(test > 80.0 && val > 70.0, "{name} ma={ma}: {test} {val}");
         }
     }
