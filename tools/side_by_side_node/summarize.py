@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tables of the GRACE / GCA side-by-side from the logs device_run.sh leaves.
 
-usage: summarize.py LOGS_DIR OUT_DIR
+usage: summarize.py LOGS_DIR OUT_DIR [EARLIER_PER_SEED.csv]
+With EARLIER_PER_SEED.csv (a magcl-only rerun, MAGCL_ONLY=1 in device_run.sh), the official
+code's rows come from that earlier table: its runs do not depend on magcl's binary.
 Writes OUT_DIR/per_seed.csv (one row per program, method, data set, seed, evaluator) and
 OUT_DIR/summary.md (means, standard deviations, min–max, Welch's t-test of magcl against
 the official code per evaluator; seconds per epoch and per run from the speed runs).
@@ -47,6 +49,13 @@ def main():
         rows.append((prog, meth, ds, int(seed), "own", own))
         for r in csv.DictReader(open(f)):
             rows.append((prog, meth, ds, int(seed), r["evaluator"], float(r["accuracy"])))
+    if len(sys.argv) > 3:
+        if any(r[0] == "official" for r in rows):
+            sys.exit("the logs hold official runs; pass no earlier table")
+        for r in csv.DictReader(open(sys.argv[3])):
+            if r["program"] == "official":
+                rows.append(("official", r["method"], r["dataset"], int(r["seed"]),
+                             r["evaluator"], float(r["accuracy"])))
     rows.sort()
     with open(f"{out}/per_seed.csv", "w", newline="") as fh:
         w = csv.writer(fh)
