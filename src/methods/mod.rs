@@ -21,6 +21,7 @@ use crate::params::{
 use crate::rng::{self, streams};
 
 pub mod adgcl;
+pub mod bgrl;
 pub mod degree;
 pub mod features;
 pub mod gca;

@@ -175,14 +175,22 @@ pub struct NodeModel {
     loss: InfoNce,
     sampler: Box<dyn ScheduleSampler>,
     node: NodeParams,
-    adaptive: Option<AdaptiveDrops>,
-    degree_of: DegreeOf,
+    views: NodeViews,
+}
+
+/// The graph and features a node-level method trains on, and its two augmented views per
+/// epoch (shared by every node-level trainer: the InfoNCE one below and BGRL's).
+pub struct NodeViews {
     seed: u64,
-    features: Features,
+    pub features: Features,
     num_nodes: usize,
     num_features: usize,
     src: Tensor,
     dst: Tensor,
+    degree_of: DegreeOf,
+    edge_drop: [f64; 2],
+    feature_drop: [f64; 2],
+    adaptive: Option<AdaptiveDrops>,
 }
 
 /// A host tensor on `device`. A CUDA copy goes through page-locked memory and is only
@@ -234,13 +242,12 @@ impl NodeModel {
         } else {
             Propagation::Code
         };
-        let x = ds.features.row_normalized();
-        let features = Features::from_csr(x.rows, x.cols, &x.indptr, &x.indices, &x.data, device);
+        let views = NodeViews::new(ds, device, &node, &variant, p.train.seed)?;
         let vs = nn::VarStore::new(device);
         let root = vs.root();
         let encoder = GcnEncoder::new(
             &(&root / "encoder"),
-            x.cols as i64,
+            views.num_features as i64,
             p.gin.hidden as i64,
             (variant.shape)(p.gin.hidden as i64),
             &node.activation,
@@ -256,6 +263,36 @@ impl NodeModel {
             )
         });
         let opt = Adam::new(&vs, p.train.lr, p.train.weight_decay)?;
+        let sampler = ma::sampler(&p.ma(), 2, vec![node.base_k; 2], p.train.seed);
+        Ok(NodeModel {
+            vs,
+            encoder,
+            projector,
+            opt,
+            loss: InfoNce::new(p.loss(), node.loss_block_rows),
+            sampler,
+            node,
+            views,
+        })
+    }
+
+    fn device(&self) -> Device {
+        self.vs.device()
+    }
+}
+
+impl NodeViews {
+    /// The dataset's row-normalised features and directed edges on `device`, augmented as
+    /// `node` (drop ratios) and `variant` (adaptive drops, degree end) say, from `seed`.
+    pub fn new(
+        ds: &NodeDataset,
+        device: Device,
+        node: &NodeParams,
+        variant: &NodeVariant,
+        seed: u64,
+    ) -> Result<NodeViews> {
+        let x = ds.features.row_normalized();
+        let features = Features::from_csr(x.rows, x.cols, &x.indptr, &x.indices, &x.data, device);
         let (src, dst): (Vec<i64>, Vec<i64>) = directed_edges(ds)
             .into_iter()
             .map(|(u, v)| (u as i64, v as i64))
@@ -271,35 +308,44 @@ impl NodeModel {
                 )));
             }
         }
-        let sampler = ma::sampler(&p.ma(), 2, vec![node.base_k; 2], p.train.seed);
-        Ok(NodeModel {
-            vs,
-            encoder,
-            projector,
-            opt,
-            loss: InfoNce::new(p.loss(), node.loss_block_rows),
-            sampler,
-            seed: p.train.seed,
+        Ok(NodeViews {
+            seed,
             features,
             num_nodes: ds.num_nodes,
             num_features: x.cols,
             src: Tensor::from_slice(&src).to_device(device),
             dst: Tensor::from_slice(&dst).to_device(device),
-            node,
-            adaptive: variant.adaptive,
             degree_of: variant.degree_of,
+            edge_drop: node.edge_drop,
+            feature_drop: node.feature_drop,
+            adaptive: variant.adaptive.clone(),
         })
     }
 
     fn device(&self) -> Device {
-        self.vs.device()
+        self.src.device()
+    }
+
+    /// The number of input feature columns.
+    pub fn num_features(&self) -> usize {
+        self.num_features
+    }
+
+    /// The whole graph (no edge dropped), for embedding.
+    pub fn full_graph(&self) -> GraphTensors {
+        view_graph(
+            self.src.shallow_clone(),
+            self.dst.shallow_clone(),
+            self.num_nodes,
+            self.degree_of,
+        )
     }
 
     /// Both views: (structure after edge dropping, feature-column mask) each. The random
     /// draws of the two views (independent streams) are made in parallel on the CPU and
     /// uploaded without waiting for the device, so on CUDA they overlap the previous
     /// step's kernels.
-    fn views(&self, epoch: usize) -> [(GraphTensors, Tensor); 2] {
+    pub fn views(&self, epoch: usize) -> [(GraphTensors, Tensor); 2] {
         self.upload_views(self.draw_views(epoch))
     }
 
@@ -307,7 +353,7 @@ impl NodeModel {
     /// view.
     fn draw_views(&self, epoch: usize) -> [(Vec<i64>, Vec<f32>); 2] {
         let (seed, edges, features) = (self.seed, self.src.size()[0] as usize, self.num_features);
-        let (edge_drop, feature_drop) = (self.node.edge_drop, self.node.feature_drop);
+        let (edge_drop, feature_drop) = (self.edge_drop, self.feature_drop);
         let adaptive = self.adaptive.as_ref();
         // kept directed edges and the feature-column mask of view v
         let draws = move |v: usize| {
@@ -344,18 +390,20 @@ impl NodeModel {
             )
         })
     }
+}
 
+impl NodeModel {
     /// One optimisation step (one epoch: full-graph training). Returns the loss as a 0-d
     /// tensor; on CUDA the step is only queued until its value is read.
     pub fn step(&mut self, epoch: usize) -> Result<Tensor> {
-        let [(g1, m1), (g2, m2)] = self.views(epoch);
+        let [(g1, m1), (g2, m2)] = self.views.views(epoch);
         let (k1, k2) = self.sampler.sample(epoch as u64, epoch as u64);
         let mut z1 = self
             .encoder
-            .forward(&self.features, Some(&m1), &g1, &k1, true);
+            .forward(&self.views.features, Some(&m1), &g1, &k1, true);
         let mut z2 = self
             .encoder
-            .forward(&self.features, Some(&m2), &g2, &k2, true);
+            .forward(&self.views.features, Some(&m2), &g2, &k2, true);
         if let Some(p) = &self.projector {
             z1 = p.forward(&z1);
             z2 = p.forward(&z2);
@@ -372,64 +420,87 @@ impl NodeModel {
         self.train_with(epochs, progress, |_, _| Ok(()))
     }
 
-    /// Trains for `epochs` epochs, calling `after_epoch(epoch, model)` (epoch counted from
-    /// 0) once each epoch's step has been taken (e.g. to evaluate the encoder as it is
-    /// then).
-    ///
-    /// On CUDA the loss of epoch e is copied back asynchronously and read (and checked)
-    /// after epoch e + 1 has been queued, so the host prepares the next views while the
-    /// device computes; an epoch's time is the interval between two read-backs (the same
-    /// in the steady state). On the CPU every epoch is read and timed as it ends.
+    /// Trains for `epochs` epochs, calling `after_epoch(epoch, model)` after each
+    /// ([`train_epochs`]).
     pub fn train_with(
         &mut self,
         epochs: usize,
         progress: bool,
-        mut after_epoch: impl FnMut(usize, &NodeModel) -> Result<()>,
+        after_epoch: impl FnMut(usize, &NodeModel) -> Result<()>,
     ) -> Result<TrainLog> {
-        let pb = progress_bar(epochs as u64, progress, "train");
-        let mut log = TrainLog::default();
-        let lag = self.device().is_cuda();
-        let mut last = Instant::now();
-        let mut pending: Option<(usize, PendingScalar)> = None;
-        let mut finish = |epoch: usize, loss: PendingScalar, log: &mut TrainLog| -> Result<()> {
-            let loss = check_loss(loss.value(), epoch, 0)?;
-            log.epoch_seconds.push(last.elapsed().as_secs_f64());
-            last = Instant::now();
-            log.epoch_losses.push(loss);
-            pb.inc(1);
-            pb.set_message(format!("loss {loss:.4}"));
-            Ok(())
-        };
-        for epoch in 0..epochs {
-            let loss = PendingScalar::new(&self.step(epoch)?);
-            if !lag {
-                finish(epoch, loss, &mut log)?;
-            } else if let Some((e, l)) = pending.replace((epoch, loss)) {
-                finish(e, l, &mut log)?;
-            }
-            after_epoch(epoch, self)?;
-        }
-        if let Some((e, l)) = pending {
-            finish(e, l, &mut log)?;
-        }
-        pb.finish_and_clear();
-        Ok(log)
+        train_epochs(self, epochs, progress, after_epoch)
     }
 
     /// Embeddings of all nodes from the evaluation encoder (`eval_k` propagations per
     /// layer, full graph, unmasked features, no projector).
     pub fn embed(&self) -> Tensor {
         tch::no_grad(|| {
-            let g = view_graph(
-                self.src.shallow_clone(),
-                self.dst.shallow_clone(),
-                self.num_nodes,
-                self.degree_of,
-            );
+            let g = self.views.full_graph();
             let k = vec![self.node.eval_k; 2];
-            self.encoder.forward(&self.features, None, &g, &k, false)
+            self.encoder
+                .forward(&self.views.features, None, &g, &k, false)
         })
     }
+}
+
+/// A node-level trainer: one full-graph optimisation step per epoch.
+pub trait EpochStep {
+    fn device(&self) -> Device;
+    /// One epoch's step; returns the loss as a 0-d tensor (on CUDA only queued until read).
+    fn step(&mut self, epoch: usize) -> Result<Tensor>;
+}
+
+impl EpochStep for NodeModel {
+    fn device(&self) -> Device {
+        NodeModel::device(self)
+    }
+    fn step(&mut self, epoch: usize) -> Result<Tensor> {
+        NodeModel::step(self, epoch)
+    }
+}
+
+/// Trains for `epochs` epochs, calling `after_epoch(epoch, m)` (epoch counted from
+/// 0) once each epoch's step has been taken (e.g. to evaluate the encoder as it is
+/// then).
+///
+/// On CUDA the loss of epoch e is copied back asynchronously and read (and checked)
+/// after epoch e + 1 has been queued, so the host prepares the next views while the
+/// device computes; an epoch's time is the interval between two read-backs (the same
+/// in the steady state). On the CPU every epoch is read and timed as it ends.
+pub fn train_epochs<M: EpochStep>(
+    m: &mut M,
+    epochs: usize,
+    progress: bool,
+    mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
+) -> Result<TrainLog> {
+    let pb = progress_bar(epochs as u64, progress, "train");
+    let mut log = TrainLog::default();
+    let lag = m.device().is_cuda();
+    let mut last = Instant::now();
+    let mut pending: Option<(usize, PendingScalar)> = None;
+    let mut finish = |epoch: usize, loss: PendingScalar, log: &mut TrainLog| -> Result<()> {
+        let loss = check_loss(loss.value(), epoch, 0)?;
+        log.epoch_seconds.push(last.elapsed().as_secs_f64());
+        last = Instant::now();
+        log.epoch_losses.push(loss);
+        pb.inc(1);
+        pb.set_message(format!("loss {loss:.4}"));
+        Ok(())
+    };
+    for epoch in 0..epochs {
+        let loss = PendingScalar::new(&m.step(epoch)?);
+        if !lag {
+            finish(epoch, loss, &mut log)?;
+        } else if let Some((e, l)) = pending.replace((epoch, loss)) {
+            finish(e, l, &mut log)?;
+        }
+        after_epoch(epoch, m)?;
+    }
+    if let Some((e, l)) = pending {
+        finish(e, l, &mut log)?;
+    }
+    pb.finish_and_clear();
+    Ok(log)
 }
 
 /// The node-level model as a [`Method`], built through the registry.
@@ -805,26 +876,36 @@ pub(crate) mod tests {
     /// loss falls, and, with and without MA, its embeddings separate the toy set's two
     /// communities for the probe.
     pub fn check_trains_and_learns(name: &str, variant: fn() -> NodeVariant) {
+        check_method_learns(name, serde_json::json!({}), &|p, ds| {
+            NodeRunner::build(p, ds, Device::Cpu, false, variant()).unwrap()
+        });
+    }
+
+    /// [`check_trains_and_learns`] for any node-level method: `build` makes it from the
+    /// checked settings (the toy settings, `extra`'s top-level entries added or replacing
+    /// theirs) and the toy set.
+    pub fn check_method_learns(
+        name: &str,
+        extra: serde_json::Value,
+        build: &dyn Fn(&Checked<MethodParams>, &NodeDataset) -> Box<dyn Method>,
+    ) {
         let _g = crate::rng::torch_lock();
         let ds = toy_dataset(120);
         for ma in [false, true] {
             // K′ up to 3: on this small dense graph up to 7 filter steps smooth every node
             // to one direction at initialisation (the loss starts at log(2N − 1), GRACE's
             // value for identical embeddings, and the last ReLU keeps it there)
-            let o = serde_json::json!({"ma": {"enabled": ma, "view2": [0, 3]}, "hidden": 16, "epochs": 30, "lr": 0.01, "node": {"proj_hidden": 16, "loss_block_rows": 7}});
+            let mut o = serde_json::json!({"ma": {"enabled": ma, "view2": [0, 3]}, "hidden": 16, "epochs": 30, "lr": 0.01, "node": {"proj_hidden": 16, "loss_block_rows": 7}});
+            if let (Some(o), Some(extra)) = (o.as_object_mut(), extra.as_object()) {
+                o.extend(extra.clone());
+            }
             let cfg = TestConfig::new(name, "toy", None, 2, o).unwrap();
             let go = || {
                 tch::set_num_threads(1);
                 tch::manual_seed(5);
-                let mut m = NodeModel::with_variant(
-                    &cfg.method_params().unwrap(),
-                    &ds,
-                    Device::Cpu,
-                    variant(),
-                )
-                .unwrap();
-                let log = m.train(cfg.preset.epochs, false).unwrap();
-                let e = Embed::embed(&m).unwrap();
+                let mut m = build(&cfg.method_params().unwrap(), &ds);
+                let log = m.train(cfg.preset.epochs, &mut |_, _| Ok(())).unwrap();
+                let e = m.embed().unwrap();
                 (log.epoch_losses, e)
             };
             let (l1, e1) = go();

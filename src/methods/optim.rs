@@ -20,7 +20,17 @@ const BETA1: f64 = 0.9;
 const BETA2: f64 = 0.999;
 const EPS: f64 = 1e-8;
 
-/// Adam with L2 weight decay (`g + wd·p`), as `torch.optim.Adam`.
+/// How weight decay enters the update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decay {
+    /// Added to the gradient (`g + wd·p`): `torch.optim.Adam`.
+    L2,
+    /// Decoupled (`p ← p·(1 − lr·wd)` before the Adam update): `torch.optim.AdamW` (BGRL).
+    Decoupled,
+}
+
+/// Adam with L2 weight decay (`g + wd·p`), as `torch.optim.Adam`, or with decoupled decay,
+/// as `torch.optim.AdamW` ([`Adam::with_decay`]).
 pub enum Adam {
     Libtorch(nn::Optimizer),
     Fused(FusedAdam),
@@ -30,27 +40,47 @@ impl Adam {
     /// Adam over the trainable variables of `vs`: fused when they are all contiguous f32
     /// CPU tensors, libtorch's otherwise (and in [`crate::kernels::with_reference_ops`]).
     pub fn new(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<Adam> {
+        Adam::with_decay(vs, lr, weight_decay, Decay::L2)
+    }
+
+    /// [`Adam::new`] with weight decay applied as `decay` says.
+    pub fn with_decay(vs: &nn::VarStore, lr: f64, weight_decay: f64, decay: Decay) -> Result<Adam> {
         let params = vs.trainable_variables();
         let fusable =
             !crate::kernels::reference_ops() && params.iter().all(|p| cpu_f32(p).is_some());
         if fusable {
-            Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay)))
+            Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay, decay)))
         } else {
-            Ok(Adam::Libtorch(Self::libtorch(vs, lr, weight_decay)?))
+            Ok(Adam::Libtorch(Self::libtorch(vs, lr, weight_decay, decay)?))
         }
     }
 
-    /// libtorch's Adam with the references' settings.
-    fn libtorch(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<nn::Optimizer> {
+    /// libtorch's Adam (or AdamW) with the references' settings.
+    fn libtorch(
+        vs: &nn::VarStore,
+        lr: f64,
+        weight_decay: f64,
+        decay: Decay,
+    ) -> Result<nn::Optimizer> {
         use tch::nn::OptimizerConfig;
-        Ok(nn::Adam {
-            beta1: BETA1,
-            beta2: BETA2,
-            eps: EPS,
-            wd: weight_decay,
-            amsgrad: false,
-        }
-        .build(vs, lr)?)
+        Ok(match decay {
+            Decay::L2 => nn::Adam {
+                beta1: BETA1,
+                beta2: BETA2,
+                eps: EPS,
+                wd: weight_decay,
+                amsgrad: false,
+            }
+            .build(vs, lr)?,
+            Decay::Decoupled => nn::AdamW {
+                beta1: BETA1,
+                beta2: BETA2,
+                eps: EPS,
+                wd: weight_decay,
+                amsgrad: false,
+            }
+            .build(vs, lr)?,
+        })
     }
 
     /// Sets the learning rate of every parameter.
@@ -89,10 +119,11 @@ pub struct FusedAdam {
     steps: Vec<i32>,
     lr: f64,
     weight_decay: f64,
+    decay: Decay,
 }
 
 impl FusedAdam {
-    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64) -> FusedAdam {
+    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64, decay: Decay) -> FusedAdam {
         let zeros = |p: &Tensor| p.zeros_like().detach();
         FusedAdam {
             exp_avg: params.iter().map(zeros).collect(),
@@ -101,6 +132,7 @@ impl FusedAdam {
             params,
             lr,
             weight_decay,
+            decay,
         }
     }
 
@@ -115,6 +147,11 @@ impl FusedAdam {
     fn step(&mut self) {
         let (b1, b2) = (BETA1 as f32, BETA2 as f32);
         let (wd, eps) = (self.weight_decay as f32, EPS as f32);
+        // AdamW: every parameter with a gradient shrinks by lr·wd first
+        let (l2, shrink) = match self.decay {
+            Decay::L2 => (wd, 1.0f32),
+            Decay::Decoupled => (0.0, (1.0 - self.lr * self.weight_decay) as f32),
+        };
         for (k, p) in self.params.iter().enumerate() {
             let g = p.grad();
             if !g.defined() {
@@ -144,7 +181,10 @@ impl FusedAdam {
                 "{FUSED} of one size"
             );
             for i in 0..n {
-                let gi = if wd != 0.0 { g[i] + wd * p[i] } else { g[i] };
+                if shrink != 1.0 {
+                    p[i] *= shrink;
+                }
+                let gi = if l2 != 0.0 { g[i] + l2 * p[i] } else { g[i] };
                 m[i] = m[i] * b1 + gi * (1.0 - b1);
                 v[i] = v[i] * b2 + gi * gi * (1.0 - b2);
                 let denom = v[i].sqrt() / sqrt_bias2 + eps;
@@ -162,7 +202,7 @@ mod tests {
     #[test]
     fn fused_adam_follows_libtorchs_adam() {
         let _g = crate::rng::torch_lock();
-        for wd in [0.0, 0.01] {
+        for (wd, decay) in [(0.0, Decay::L2), (0.01, Decay::L2), (0.1, Decay::Decoupled)] {
             tch::manual_seed(3);
             let make = || {
                 let vs = nn::VarStore::new(Device::Cpu);
@@ -174,14 +214,17 @@ mod tests {
             let (vs1, w1, b1, u1) = make();
             let (mut vs2, w2, b2, u2) = make();
             vs2.copy(&vs1).unwrap();
-            let mut fused = Adam::new(&vs1, 0.05, wd).unwrap();
+            let mut fused = Adam::with_decay(&vs1, 0.05, wd, decay).unwrap();
             assert!(matches!(fused, Adam::Fused(_)));
             let mut torch =
-                crate::kernels::with_reference_ops(|| Adam::new(&vs2, 0.05, wd)).unwrap();
+                crate::kernels::with_reference_ops(|| Adam::with_decay(&vs2, 0.05, wd, decay))
+                    .unwrap();
             assert!(matches!(torch, Adam::Libtorch(_)));
             let x = Tensor::randn([5, 6], (Kind::Float, Device::Cpu));
             for step in 0..6 {
                 for (opt, w, b) in [(&mut fused, &w1, &b1), (&mut torch, &w2, &b2)] {
+                    // a schedule, as BGRL's: the decoupled decay follows the current rate
+                    opt.set_lr(0.05 / (step + 1) as f64);
                     opt.zero_grad();
                     (x.matmul(w) + b)
                         .tanh()

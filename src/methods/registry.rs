@@ -18,6 +18,7 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::node::ENTRY,
     &super::grace::ENTRY,
     &super::gca::ENTRY,
+    &super::bgrl::ENTRY,
     &super::untrained::ENTRY,
     &super::wl::ENTRY,
     &super::degree::ENTRY,

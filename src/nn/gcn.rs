@@ -1,7 +1,8 @@
 //! The node-level encoder: two graph-convolution layers whose propagation counts follow a
 //! schedule. Its [`GcnShape`] says the layer widths and where the activation goes: the
-//! MA-GCL base model (`hidden → hidden`, activation after the first layer only) or GRACE's
-//! and GCA's (`2·hidden → hidden`, activation after both layers, one shared activation).
+//! MA-GCL base model (`hidden → hidden`, activation after the first layer only), GRACE's
+//! and GCA's (`2·hidden → hidden`, activation after both layers, one shared activation) or
+//! BGRL's (`2·hidden → hidden`, each layer followed by batch norm and its own activation).
 //!
 //! One layer with K propagations, weights W (Glorot) and bias b:
 //! - preset `code` (the released code): `H = X W`; K = 0 → `H = Â H + b` (one plain GCN
@@ -9,7 +10,7 @@
 //! - preset `paper`: `H = F^K (X W) + b` with `F = (1 − π) I + π Â`.
 //!
 //! `Â = D̃^-1/2 (A + I) D̃^-1/2` is built from the view's (directed) edges.
-use tch::nn;
+use tch::nn::{self, ModuleT};
 use tch::Tensor;
 
 use super::mlp::{linear, Init};
@@ -206,12 +207,19 @@ impl Features {
     }
 }
 
-/// The widths of the two layers and whether the activation follows the second one too.
+/// The widths of the two layers, whether the activation follows the second one too,
+/// whether each layer has its own activation and whether batch norm sits between a layer
+/// and its activation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GcnShape {
     /// Output width of the first layer (the second layer's is the embedding width).
     pub first_width: i64,
     pub activate_last: bool,
+    /// One activation module per layer (a PReLU slope each) instead of one shared.
+    pub activation_per_layer: bool,
+    /// Batch norm after each layer (PyTorch's momentum 0.99: the running statistics are
+    /// 99% the last batch's; ε 1e-5), before the activation.
+    pub batch_norm: bool,
 }
 
 impl GcnShape {
@@ -220,6 +228,8 @@ impl GcnShape {
         GcnShape {
             first_width: hidden,
             activate_last: false,
+            activation_per_layer: false,
+            batch_norm: false,
         }
     }
     /// GRACE's and GCA's encoder (`Encoder` with `k = 2` in their code): the first layer
@@ -228,15 +238,31 @@ impl GcnShape {
         GcnShape {
             first_width: 2 * hidden,
             activate_last: true,
+            activation_per_layer: false,
+            batch_norm: false,
+        }
+    }
+    /// BGRL's encoder (`GCN` in its code with two layers, `2·hidden` then `hidden` as in
+    /// every shipped configuration): each layer `GCNConv → BatchNorm → PReLU`, a slope per
+    /// layer.
+    pub fn bgrl(hidden: i64) -> GcnShape {
+        GcnShape {
+            first_width: 2 * hidden,
+            activate_last: true,
+            activation_per_layer: true,
+            batch_norm: true,
         }
     }
 }
 
 /// Two layers; one activation module (a PReLU's slope is shared by both layers where the
-/// shape activates both, as in GRACE's code).
+/// shape activates both, as in GRACE's code) or one per layer (BGRL), optionally batch
+/// norm per layer.
 pub struct GcnEncoder {
     pub layers: Vec<GcnLayer>,
-    pub activation: Activation,
+    /// One (shared) or one per layer.
+    pub activations: Vec<Activation>,
+    pub norms: Vec<nn::BatchNorm>,
     pub activate_last: bool,
     pub propagation: Propagation,
     pub pi: f64,
@@ -252,12 +278,30 @@ impl GcnEncoder {
         propagation: Propagation,
         pi: f64,
     ) -> GcnEncoder {
+        let mut activations = vec![Activation::new(p, activation, propagation)];
+        if shape.activation_per_layer {
+            activations.push(Activation::new(&(p / "act1"), activation, propagation));
+        }
+        let norms = if shape.batch_norm {
+            let cfg = nn::BatchNormConfig {
+                momentum: 0.99,
+                eps: 1e-5,
+                ..Default::default()
+            };
+            vec![
+                nn::batch_norm1d(p / "bn0", shape.first_width, cfg),
+                nn::batch_norm1d(p / "bn1", hidden, cfg),
+            ]
+        } else {
+            Vec::new()
+        };
         GcnEncoder {
             layers: vec![
                 GcnLayer::new(&(p / "conv0"), input, shape.first_width),
                 GcnLayer::new(&(p / "conv1"), shape.first_width, hidden),
             ],
-            activation: Activation::new(p, activation, propagation),
+            activations,
+            norms,
             activate_last: shape.activate_last,
             propagation,
             pi,
@@ -277,7 +321,7 @@ impl GcnEncoder {
         let l0 = &self.layers[0];
         let h = x.masked_matmul(&l0.weight, column_mask);
         let h = l0.propagate(g, h, schedule[0], self.propagation, self.pi);
-        let h = self.activation.apply(&h, train);
+        let h = self.activate(0, h, train);
         let l1 = &self.layers[1];
         let h = l1.propagate(
             g,
@@ -287,10 +331,24 @@ impl GcnEncoder {
             self.pi,
         );
         if self.activate_last {
-            self.activation.apply(&h, train)
+            self.activate(1, h, train)
         } else {
-            h
+            self.normalise(1, h, train)
         }
+    }
+
+    /// Layer `i`'s batch norm (where the shape has one).
+    fn normalise(&self, i: usize, h: Tensor, train: bool) -> Tensor {
+        match self.norms.get(i) {
+            Some(bn) => bn.forward_t(&h, train),
+            None => h,
+        }
+    }
+
+    /// Layer `i`'s batch norm and activation.
+    fn activate(&self, i: usize, h: Tensor, train: bool) -> Tensor {
+        let h = self.normalise(i, h, train);
+        self.activations[i.min(self.activations.len() - 1)].apply(&h, train)
     }
 }
 
