@@ -28,7 +28,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("floor_graph.toml", 800),
         ("floor_node.toml", 160),
         ("training_curves.toml", 1200),
-        ("node_methods.toml", 560),
+        ("node_methods.toml", 800),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("configs").join(file);

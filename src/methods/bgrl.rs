@@ -326,8 +326,28 @@ impl Method for Bgrl {
             Selection::Final
         }
     }
-    /// The official code evaluates with the running statistics training left.
+    /// For the `untrained` floor only (a trained BGRL is evaluated with the running
+    /// statistics its training left, as in the official code): each batch norm's running
+    /// estimates become the mean and unbiased variance of its input over all nodes of the
+    /// unaugmented graph, from one training-mode pass of the evaluation encoder (the
+    /// estimates zeroed first, the momentum divided out).
     fn calibrate_batch_norm(&mut self) -> Result<()> {
+        let momentum = 0.99;
+        tch::no_grad(|| {
+            for bn in &self.encoder.norms {
+                let _ = bn.running_mean.shallow_clone().zero_();
+                let _ = bn.running_var.shallow_clone().zero_();
+            }
+            let g = self.views.full_graph();
+            let k = vec![self.node.eval_k; 2];
+            let _ = self
+                .encoder
+                .forward(&self.views.features, None, &g, &k, true);
+            for bn in &self.encoder.norms {
+                let _ = bn.running_mean.shallow_clone().g_div_scalar_(momentum);
+                let _ = bn.running_var.shallow_clone().g_div_scalar_(momentum);
+            }
+        });
         Ok(())
     }
 }
@@ -511,6 +531,27 @@ mod tests {
         let z = m.embed_tensor();
         assert_eq!(z.size(), vec![30, 8]);
         assert!(i64::try_from(z.isnan().sum(Kind::Int64)).unwrap() == 0);
+    }
+
+    /// The untrained floor's calibration: the first layer's running mean becomes the mean
+    /// of its input (the first GCN layer's output on the whole graph) over the nodes.
+    #[test]
+    fn calibration_sets_the_running_statistics_of_the_whole_graph() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(2);
+        let mut m = toy_model(2);
+        m.calibrate_batch_norm().unwrap();
+        let l0 = &m.encoder.layers[0];
+        let h = tch::no_grad(|| {
+            let g = m.views.full_graph();
+            let h = m.views.features.masked_matmul(&l0.weight, None);
+            l0.propagate(&g, h, 0, Propagation::Code, 0.5)
+        });
+        let bn = &m.encoder.norms[0];
+        let mean = h.mean_dim(0, false, Kind::Float);
+        let var = h.var_dim(0, true, false);
+        assert!(bn.running_mean.allclose(&mean, 1e-5, 1e-6, false));
+        assert!(bn.running_var.allclose(&var, 1e-4, 1e-6, false));
     }
 
     #[test]

@@ -881,14 +881,13 @@ pub(crate) mod tests {
         });
     }
 
+    /// Builds a node-level method from checked settings and a data set (tests).
+    pub type BuildToy<'a> = dyn Fn(&Checked<MethodParams>, &NodeDataset) -> Box<dyn Method> + 'a;
+
     /// [`check_trains_and_learns`] for any node-level method: `build` makes it from the
     /// checked settings (the toy settings, `extra`'s top-level entries added or replacing
     /// theirs) and the toy set.
-    pub fn check_method_learns(
-        name: &str,
-        extra: serde_json::Value,
-        build: &dyn Fn(&Checked<MethodParams>, &NodeDataset) -> Box<dyn Method>,
-    ) {
+    pub fn check_method_learns(name: &str, extra: serde_json::Value, build: &BuildToy) {
         let _g = crate::rng::torch_lock();
         let ds = toy_dataset(120);
         for ma in [false, true] {

@@ -152,7 +152,7 @@ machine, device, thread count and commit.
 
   magcl bench-speed graphcl:MUTAG graphcl:NCI1 --eval
   magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda
-  magcl bench-speed grace:Cora gca:Cora --eval";
+  magcl bench-speed grace:Cora gca:Cora bgrl:Cora --eval";
 
 /// The command of that name.
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
