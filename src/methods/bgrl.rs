@@ -22,7 +22,9 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::node::{train_epochs, EpochStep, NodeParams, NodeVariant, NodeViews};
+use super::node::{
+    code_ma_ranges, train_epochs, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
+};
 use super::optim::{Adam, Decay};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection, TrainLog};
 use super::{MethodEntry, Preset, PresetRequest};
@@ -30,7 +32,7 @@ use crate::data::NodeDataset;
 use crate::error::{Error, Result};
 use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
-use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
+use crate::ma::{self, ScheduleSampler};
 use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation};
 use crate::nn::mlp::{linear, Init};
 use crate::params::{
@@ -386,38 +388,22 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
     }
     let row = bgrl_row(req.dataset);
     let mut sections = MethodTable::default();
+    // the predictor's hidden width in `node.proj_hidden` (`predictor_hidden_size` 512 in
+    // every config)
     sections.set(&NodeParams {
-        // the propagation reading under MA (node-level code reading)
-        preset: "code".into(),
-        edge_drop: row.edge_drop,
-        feature_drop: row.feature_drop,
-        activation: "prelu".into(),
-        // the predictor's hidden width (`predictor_hidden_size` 512 in every config)
-        proj_hidden: 512,
-        // one plain GCN hop per layer (PyG's GCNConv)
-        base_k: 0,
-        eval_k: 0,
-        split: "random".into(),
+        // no N × N similarity to compute in blocks
         loss_block_rows: 0,
-        kmeans_restarts: 20,
-        best_test_every: 0,
-        kmeans_l2: false,
+        ..NodeParams::plain_gcn(row.edge_drop, row.feature_drop, "prelu", 512)
     })?;
     sections.set(&BgrlParams {
         momentum: 0.99,
         warmup_epochs: row.warmup,
     })?;
-    Ok(Preset {
-        task: Task::Node,
+    Ok(NodePreset {
         epochs: row.epochs,
         lr: row.lr,
         weight_decay: 1e-5,
-        batch_size: 1,
         hidden: row.hidden,
-        layers: 2,
-        features: "row-normalised".into(),
-        evaluator: "logreg".into(),
-        gin_eps: 0.0,
         // BGRL has no contrastive loss: these settings are not read
         loss: InfoNceParams {
             temperature: 1.0,
@@ -427,15 +413,10 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
             inter_view_negatives: true,
             projector: false,
         },
-        // the released MA-GCL code's ranges: K from [0, 2), K′ from [0, 8)
-        ma: MaParams {
-            view1: [0, 1],
-            view2: [0, 7],
-            constraints: Constraints::None,
-            ..MaParams::default()
-        },
+        ma: code_ma_ranges(),
         sections,
-    })
+    }
+    .into())
 }
 
 #[cfg(test)]

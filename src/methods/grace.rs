@@ -15,12 +15,11 @@
 //! layer). docs/ma.md.
 //!
 //! [`NodeModel`]: super::node::NodeModel
-use super::node::{NodeParams, NodeRunner, NodeVariant};
+use super::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
-use crate::ma::{Constraints, MaParams};
 use crate::nn::gcn::GcnShape;
 use crate::nn::mlp::Init;
 use crate::params::{section, MethodTable, Task};
@@ -83,33 +82,17 @@ pub(crate) fn grace_row(dataset: &str) -> GraceRow {
 /// the node-level code reading of MA, the random 10/10/80 split with the probe.
 pub(crate) fn preset_from_row(row: &GraceRow) -> Result<Preset> {
     let mut sections = MethodTable::default();
-    sections.set(&NodeParams {
-        // the propagation reading under MA (node-level code reading)
-        preset: "code".into(),
-        edge_drop: row.edge_drop,
-        feature_drop: row.feature_drop,
-        activation: row.act.into(),
-        proj_hidden: row.proj,
-        // K = 0 under the code reading: one plain GCN hop per layer (PyG's GCNConv)
-        base_k: 0,
-        eval_k: 0,
-        split: "random".into(),
-        loss_block_rows: 4096,
-        kmeans_restarts: 20,
-        best_test_every: 0,
-        kmeans_l2: false,
-    })?;
-    Ok(Preset {
-        task: Task::Node,
+    sections.set(&NodeParams::plain_gcn(
+        row.edge_drop,
+        row.feature_drop,
+        row.act,
+        row.proj,
+    ))?;
+    Ok(NodePreset {
         epochs: row.epochs,
         lr: row.lr,
         weight_decay: row.wd,
-        batch_size: 1,
         hidden: row.hidden,
-        layers: 2,
-        features: "row-normalised".into(),
-        evaluator: "logreg".into(),
-        gin_eps: 0.0,
         loss: InfoNceParams {
             temperature: row.tau,
             positive_in_denominator: true,
@@ -118,15 +101,10 @@ pub(crate) fn preset_from_row(row: &GraceRow) -> Result<Preset> {
             inter_view_negatives: true,
             projector: true,
         },
-        // the released MA-GCL code's ranges: K from [0, 2), K′ from [0, 8)
-        ma: MaParams {
-            view1: [0, 1],
-            view2: [0, 7],
-            constraints: Constraints::None,
-            ..MaParams::default()
-        },
+        ma: code_ma_ranges(),
         sections,
-    })
+    }
+    .into())
 }
 
 /// GRACE's settings on a dataset: `code` (the only preset; the released `config.yaml`).

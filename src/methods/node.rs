@@ -73,6 +73,77 @@ pub struct NodeParams {
     pub kmeans_l2: bool,
 }
 
+impl NodeParams {
+    /// The settings of a method whose encoder is plain GCN layers (GRACE, GCA, BGRL):
+    /// K = 0 (one plain hop per layer, PyG's `GCNConv`) in training and evaluation, the
+    /// propagation reading under MA the node-level code reading, the random 10/10/80
+    /// split.
+    pub fn plain_gcn(
+        edge_drop: [f64; 2],
+        feature_drop: [f64; 2],
+        activation: &str,
+        proj_hidden: usize,
+    ) -> NodeParams {
+        NodeParams {
+            preset: "code".into(),
+            edge_drop,
+            feature_drop,
+            activation: activation.into(),
+            proj_hidden,
+            base_k: 0,
+            eval_k: 0,
+            split: "random".into(),
+            loss_block_rows: 4096,
+            kmeans_restarts: 20,
+            best_test_every: 0,
+            kmeans_l2: false,
+        }
+    }
+}
+
+/// MA at node level as the released MA-GCL code draws it for every dataset: K from
+/// `[0, 2)` and K′ from `[0, 8)`, no constraint.
+pub fn code_ma_ranges() -> MaParams {
+    MaParams {
+        view1: [0, 1],
+        view2: [0, 7],
+        constraints: Constraints::None,
+        ..MaParams::default()
+    }
+}
+
+/// What every node-level preset shares: full-graph training (one "batch"), two layers,
+/// row-normalised features, the logistic-regression probe.
+pub struct NodePreset {
+    pub epochs: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+    pub hidden: usize,
+    pub loss: InfoNceParams,
+    pub ma: MaParams,
+    pub sections: MethodTable,
+}
+
+impl From<NodePreset> for Preset {
+    fn from(p: NodePreset) -> Preset {
+        Preset {
+            task: Task::Node,
+            epochs: p.epochs,
+            lr: p.lr,
+            weight_decay: p.weight_decay,
+            batch_size: 1,
+            hidden: p.hidden,
+            layers: 2,
+            features: "row-normalised".into(),
+            evaluator: "logreg".into(),
+            gin_eps: 0.0,
+            loss: p.loss,
+            ma: p.ma,
+            sections: p.sections,
+        }
+    }
+}
+
 /// The evaluation splits `node.split` accepts.
 pub const NODE_SPLITS: [&str; 3] = ["public", "public-swapped", "random"];
 
@@ -592,13 +663,7 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
             ..MaParams::default()
         }
     } else {
-        // The released code draws K from [0, 2) and K' from [0, 8) for every dataset.
-        MaParams {
-            view1: [0, 1],
-            view2: [0, 7],
-            constraints: Constraints::None,
-            ..MaParams::default()
-        }
+        code_ma_ranges()
     };
     let mut sections = MethodTable::default();
     sections.set(&NodeParams {
@@ -619,17 +684,11 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
         best_test_every: 0,
         kmeans_l2: false,
     })?;
-    Ok(Preset {
-        task: Task::Node,
+    Ok(NodePreset {
         epochs: row.epochs,
         lr: row.lr,
         weight_decay: row.wd,
-        batch_size: 1,
         hidden: row.hidden,
-        layers: 2,
-        features: "row-normalised".into(),
-        evaluator: "logreg".into(),
-        gin_eps: 0.0,
         loss: InfoNceParams {
             temperature: row.tau,
             positive_in_denominator: true,
@@ -640,7 +699,8 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
         },
         ma,
         sections,
-    })
+    }
+    .into())
 }
 
 /// An embedding matrix as row-major host values.
