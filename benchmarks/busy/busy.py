@@ -36,6 +36,8 @@ CASES = {
     "graphcl-PROTEINS": "--method graphcl --dataset PROTEINS --epochs 20",
     "simgrace-PROTEINS": "--method simgrace --dataset PROTEINS --epochs 10",
     "adgcl-MUTAG": "--method adgcl --dataset MUTAG --epochs 10",
+    "graphcl-MUTAG": "--method graphcl --dataset MUTAG --epochs 20",
+    "simgrace-MUTAG": "--method simgrace --dataset MUTAG --epochs 20",
     "node-synthetic": "--method base --dataset synthetic-node:600:2400:64:4:1 --preset code "
     "--epochs 30 --set node.kmeans_restarts=2",
     "node-Cora": "--method base --dataset Cora --preset code --epochs 30",
