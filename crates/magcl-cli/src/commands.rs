@@ -105,6 +105,7 @@ Node level (the MA-GCL base model; `--ma` turns it into MA-GCL):
   magcl train --method base --dataset CiteSeer --preset paper --tricks AR
   magcl train --method grace --dataset Cora --seed 0      (GRACE; `--ma` adds MA)
   magcl train --method gca --dataset Cora --set gca.scheme=pr   (GCA, PageRank weights)
+  magcl train --method bgrl --dataset Cora --seed 0       (BGRL: no negatives; `--ma` adds MA)
 
 The floor (baselines: no gradient step, the same evaluation as the methods;
 docs/methods.md):
