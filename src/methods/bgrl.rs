@@ -20,7 +20,7 @@
 //! made with the other propagation count: the asymmetry MA adds to a two-view method. The
 //! evaluation encoder is one plain hop per layer. docs/ma.md.
 use tch::nn::{self, Module};
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
 use super::node::{
     code_ma_ranges, train_epochs, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
@@ -33,10 +33,10 @@ use crate::error::{Error, Result};
 use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation};
+use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM};
 use crate::nn::mlp::{linear, Init};
 use crate::params::{
-    bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, Task, MAX_EPOCHS,
+    bad, check_ratio, section, MethodTable, ParamGuard, Section, Task, MAX_EPOCHS,
 };
 use serde::{Deserialize, Serialize};
 
@@ -169,19 +169,10 @@ impl Bgrl {
     ) -> Result<Bgrl> {
         let node = p.sections.require::<NodeParams>("bgrl")?.into_inner();
         let bgrl = p.sections.require::<BgrlParams>("bgrl")?.into_inner();
-        check_size(
-            "node.proj_hidden",
-            node.proj_hidden,
-            crate::params::MAX_WIDTH,
-        )?;
         let v = variant();
         let views = NodeViews::new(ds, device, &node, &v, p.train.seed)?;
         let hidden = p.gin.hidden as i64;
-        let propagation = if node.preset == "paper" {
-            Propagation::Paper
-        } else {
-            Propagation::Code
-        };
+        let propagation = node.propagation();
         let make = |root: &nn::Path| {
             GcnEncoder::new(
                 &(root / "encoder"),
@@ -305,7 +296,7 @@ impl EpochStep for Bgrl {
 
 impl Embed for Bgrl {
     fn embed(&self) -> Result<Embeddings> {
-        super::node::host_matrix(&self.embed_tensor().to_kind(Kind::Float))
+        super::node::host_matrix(&self.embed_tensor())
     }
 }
 
@@ -320,13 +311,7 @@ impl Method for Bgrl {
         train_epochs(self, epochs, progress, |e, m| after_epoch(e, m))
     }
     fn selection(&self) -> Selection {
-        if self.node.best_test_every > 0 {
-            Selection::BestTest {
-                every: self.node.best_test_every,
-            }
-        } else {
-            Selection::Final
-        }
+        self.node.selection()
     }
     /// For the `untrained` floor only (a trained BGRL is evaluated with the running
     /// statistics its training left, as in the official code): each batch norm's running
@@ -334,21 +319,11 @@ impl Method for Bgrl {
     /// unaugmented graph, from one training-mode pass of the evaluation encoder (the
     /// estimates zeroed first, the momentum divided out).
     fn calibrate_batch_norm(&mut self) -> Result<()> {
-        let momentum = 0.99;
-        tch::no_grad(|| {
-            for bn in &self.encoder.norms {
-                let _ = bn.running_mean.shallow_clone().zero_();
-                let _ = bn.running_var.shallow_clone().zero_();
-            }
-            let g = self.views.full_graph();
-            let k = vec![self.node.eval_k; 2];
+        let (g, k) = (self.views.full_graph(), vec![self.node.eval_k; 2]);
+        super::calibrate_norms(&self.encoder.norms, GCN_BN_MOMENTUM, || {
             let _ = self
                 .encoder
                 .forward(&self.views.features, None, &g, &k, true);
-            for bn in &self.encoder.norms {
-                let _ = bn.running_mean.shallow_clone().g_div_scalar_(momentum);
-                let _ = bn.running_var.shallow_clone().g_div_scalar_(momentum);
-            }
         });
         Ok(())
     }
@@ -424,6 +399,7 @@ mod tests {
     use super::*;
     use crate::methods::node::tests::{check_method_learns, toy_dataset};
     use crate::methods::tests::TestConfig;
+    use tch::Kind;
 
     fn t(rows: &[[f64; 2]]) -> Tensor {
         Tensor::from_slice(&rows.concat())

@@ -763,28 +763,29 @@ pub fn calibrate_batch_norm(
     data: &GraphData,
     device: Device,
 ) -> Result<()> {
-    let momentum = crate::nn::BN_MOMENTUM;
-    tch::no_grad(|| {
-        for bn in &encoder.bns {
-            let (mut m, mut v) = (
-                bn.running_mean.shallow_clone(),
-                bn.running_var.shallow_clone(),
-            );
-            let _ = m.zero_();
-            let _ = v.zero_();
-        }
+    calibrate_norms(&encoder.bns, crate::nn::BN_MOMENTUM, || {
         let all = Batch::collate(&data.views, data.dim).to_tensors(device);
         let _ = encoder.forward(&all, schedule, true);
-        for bn in &encoder.bns {
-            let (mut m, mut v) = (
-                bn.running_mean.shallow_clone(),
-                bn.running_var.shallow_clone(),
-            );
-            let _ = m.g_div_scalar_(momentum);
-            let _ = v.g_div_scalar_(momentum);
-        }
     });
     Ok(())
+}
+
+/// Sets the running estimates of `bns` (batch norms of momentum `momentum`) to the
+/// statistics of their inputs in `pass`, one forward pass in training mode: the estimates
+/// are zeroed first, so after the pass they hold `momentum × (batch statistic)`, which is
+/// divided out. No gradient is recorded.
+pub fn calibrate_norms(bns: &[tch::nn::BatchNorm], momentum: f64, pass: impl FnOnce()) {
+    tch::no_grad(|| {
+        for bn in bns {
+            let _ = bn.running_mean.shallow_clone().zero_();
+            let _ = bn.running_var.shallow_clone().zero_();
+        }
+        pass();
+        for bn in bns {
+            let _ = bn.running_mean.shallow_clone().g_div_scalar_(momentum);
+            let _ = bn.running_var.shallow_clone().g_div_scalar_(momentum);
+        }
+    });
 }
 
 /// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.

@@ -74,6 +74,21 @@ pub struct NodeParams {
 }
 
 impl NodeParams {
+    /// The propagation reading of `preset`: the paper's for `paper`, else the code's.
+    pub fn propagation(&self) -> Propagation {
+        if self.preset == "paper" {
+            Propagation::Paper
+        } else {
+            Propagation::Code
+        }
+    }
+
+    /// Which epoch's encoder is evaluated: the best-test one every `best_test_every`
+    /// epochs when set, else the final one.
+    pub fn selection(&self) -> Selection {
+        node_selection(self.best_test_every)
+    }
+
     /// The settings of a method whose encoder is plain GCN layers (GRACE, GCA, BGRL):
     /// K = 0 (one plain hop per layer, PyG's `GCNConv`) in training and evaluation, the
     /// propagation reading under MA the node-level code reading, the random 10/10/80
@@ -308,11 +323,7 @@ impl NodeModel {
             .sections
             .require::<NodeParams>("node-level training")?
             .into_inner();
-        let propagation = if node.preset == "paper" {
-            Propagation::Paper
-        } else {
-            Propagation::Code
-        };
+        let propagation = node.propagation();
         let views = NodeViews::new(ds, device, &node, &variant, p.train.seed)?;
         let vs = nn::VarStore::new(device);
         let root = vs.root();
@@ -764,13 +775,19 @@ impl Method for NodeRunner {
         Ok(())
     }
     fn selection(&self) -> Selection {
-        if self.best_test_every > 0 {
-            Selection::BestTest {
-                every: self.best_test_every,
-            }
-        } else {
-            Selection::Final
+        node_selection(self.best_test_every)
+    }
+}
+
+/// `Selection::BestTest` every `best_test_every` epochs when that is set, else the final
+/// encoder.
+fn node_selection(best_test_every: usize) -> Selection {
+    if best_test_every > 0 {
+        Selection::BestTest {
+            every: best_test_every,
         }
+    } else {
+        Selection::Final
     }
 }
 

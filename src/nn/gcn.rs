@@ -207,6 +207,10 @@ impl Features {
     }
 }
 
+/// The momentum of the node-level encoder's batch norm (BGRL's, in PyTorch's convention:
+/// the running statistics are 99% the last batch's).
+pub const GCN_BN_MOMENTUM: f64 = 0.99;
+
 /// The widths of the two layers, whether the activation follows the second one too,
 /// whether each layer has its own activation and whether batch norm sits between a layer
 /// and its activation.
@@ -284,7 +288,7 @@ impl GcnEncoder {
         }
         let norms = if shape.batch_norm {
             let cfg = nn::BatchNormConfig {
-                momentum: 0.99,
+                momentum: GCN_BN_MOMENTUM,
                 eps: 1e-5,
                 ..Default::default()
             };
