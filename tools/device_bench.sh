@@ -1,0 +1,33 @@
+#!/bin/bash
+# Runs one sweep config on a rented GPU machine, resumable across calls of at most 10
+# minutes (a command there may run 10 minutes; the sweep may need several). Carried in
+# .devcarry/: bin/magcl and bin/magcl-torch (stripped, built here), mirror/ (the offline
+# data mirror) and, from the second call on, prev.tgz (the rows of the previous call:
+# `bench --resume` skips every cell already in them). Leaves results.tgz (the sweep's
+# folder under results/: rows, manifest) in $OUT.
+#   bash tools/device_bench.sh SECONDS CONFIG DEVICE [JOBS]
+# CONFIG a file under configs/ (its rows go to results/<name>/<name>.csv, as `bench`
+# does by default); DEVICE cpu or cuda; JOBS defaults to 4 per GPU for cuda and to
+# every core but two for cpu. Every worker runs at one thread, so CPU rows are
+# bit-reproducible on any machine at that thread count.
+set -u
+LIMIT=${1:?seconds} CONFIG=${2:?config} DEV=${3:?cpu or cuda}
+D=$PWD/.devcarry
+TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
+SP=$(dirname "$TL")
+export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
+M=$D/bin/magcl
+NAME=$(basename "$CONFIG" .toml)
+[ -f "$D/prev.tgz" ] && tar xzf "$D/prev.tgz"
+CORES=$(nproc); GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
+echo "machine: $CORES cores, $GPUS GPUs; $(nvidia-smi -L 2>/dev/null | head -1)"
+if [ "$DEV" = cuda ]; then JOBS=${4:-$((4 * GPUS))}; else JOBS=${4:-$((CORES - 2))}; fi
+START=$(date +%s)
+timeout "$((LIMIT - 15))" "$M" bench "$CONFIG" --resume --jobs "$JOBS" --threads 1 --device "$DEV" \
+  >"/tmp/$NAME.log" 2>&1
+echo "bench exit $? after $(( $(date +%s) - START )) s (124: stopped by the time limit; resume)"
+grep -E "finished|failed|error|cells" "/tmp/$NAME.log" | tail -5
+[ -f "results/$NAME/$NAME.csv" ] && echo "$NAME: $(($(wc -l < "results/$NAME/$NAME.csv") - 1)) rows"
+tar czf "$OUT/results.tgz" "results/$NAME"
+ls -la "$OUT"
