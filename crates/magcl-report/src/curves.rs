@@ -31,7 +31,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::floor::{self, family, is_baseline, is_node_method, untrained_of};
+use super::floor::{self, family, is_baseline, is_node, untrained_of};
 use super::format::{fmt_ci, fmt_num, method_label};
 use super::{dataset_sort_key, group_sort_key, Group, GroupKey, Metric, MIN_SEEDS};
 
@@ -190,7 +190,7 @@ pub fn build(groups: &[Group], epochs: &HashMap<GroupKey, usize>) -> Curves {
             .find(|x| x.key.dataset == dataset && x.key.split == split)
             .map(|x| x.key.clone())
             .expect("a panel has a curve");
-        let names = if is_node_method(&first.method) {
+        let names = if is_node(&first) {
             floor::NODE_CLASSICAL
         } else {
             floor::GRAPH_CLASSICAL

@@ -30,23 +30,15 @@ use super::{inference, pair, Group, GroupKey, Metric};
 use crate::error::{Error, Result};
 use crate::stats;
 
-/// Which untrained encoder is the floor of which method family. A method not listed
-/// here gets the classical floors only.
-pub const UNTRAINED: &[(&str, &str)] = &[
-    ("graphcl", "untrained-graphcl"),
-    ("simgrace", "untrained-simgrace"),
-    ("adgcl", "untrained-adgcl"),
-    ("adgcl-fixed", "untrained-adgcl"),
-    ("base", "untrained-base"),
-];
+/// The untrained encoder under a method family is `untrained-<family>` (the `untrained`
+/// method names its rows after the encoder it leaves untrained), except where one
+/// method shares another's encoder: those are listed here.
+const UNTRAINED_SHARED: &[(&str, &str)] = &[("adgcl-fixed", "untrained-adgcl")];
 
 /// Classical floors of graph-level methods, in the order the lines are shown.
 pub const GRAPH_CLASSICAL: &[&str] = &["wl", "degree"];
 /// Classical floors of node-level methods.
 pub const NODE_CLASSICAL: &[&str] = &["features"];
-
-/// Node-level methods other than the base model (whose keys carry the preset).
-const NODE_BASELINES: &[&str] = &["untrained-base", "features"];
 
 /// A method key without its node-level preset: `base:paper` → `base`.
 pub fn family(method_key: &str) -> &str {
@@ -56,15 +48,14 @@ pub fn family(method_key: &str) -> &str {
 /// Whether a method (key) is one of the floors rather than a GCL method.
 pub fn is_baseline(method_key: &str) -> bool {
     let f = family(method_key);
-    UNTRAINED.iter().any(|(_, u)| *u == f)
-        || GRAPH_CLASSICAL.contains(&f)
-        || NODE_CLASSICAL.contains(&f)
+    f.starts_with("untrained-") || GRAPH_CLASSICAL.contains(&f) || NODE_CLASSICAL.contains(&f)
 }
 
-/// Whether a method (key) works at node level.
-pub fn is_node_method(method_key: &str) -> bool {
-    let f = family(method_key);
-    f == "base" || NODE_BASELINES.contains(&f)
+/// Whether a group is node-level: node-level rows always record their evaluation split
+/// (`node.split`), graph-level rows never do. Read from the rows, not from a list of
+/// method names, so a new node-level method needs no line here.
+pub fn is_node(key: &GroupKey) -> bool {
+    !key.split.is_empty()
 }
 
 /// Whether the group key's method (key) keeps the node-level preset in its key
@@ -73,10 +64,14 @@ pub fn keyed_by_preset(method: &str) -> bool {
     method == "base" || method == "untrained-base"
 }
 
-/// The untrained encoder under `method_key`'s family.
-pub fn untrained_of(method_key: &str) -> Option<&'static str> {
+/// The untrained encoder under `method_key`'s family (`None` for a floor itself).
+pub fn untrained_of(method_key: &str) -> Option<String> {
     let f = family(method_key);
-    UNTRAINED.iter().find(|(m, _)| *m == f).map(|(_, u)| *u)
+    if is_baseline(f) {
+        return None;
+    }
+    let shared = UNTRAINED_SHARED.iter().find(|(m, _)| *m == f);
+    Some(shared.map_or_else(|| format!("untrained-{f}"), |(_, u)| u.to_string()))
 }
 
 /// Which floor a line measures against.
@@ -165,7 +160,7 @@ pub fn lines(groups: &[Group]) -> Vec<FloorLine> {
         if let Some(u) = find_untrained(&by_key, &g.key) {
             out.extend(paired_line(g, u));
         }
-        let classical = if is_node_method(&g.key.method) {
+        let classical = if is_node(&g.key) {
             NODE_CLASSICAL
         } else {
             GRAPH_CLASSICAL
@@ -298,7 +293,7 @@ fn apply_holm(lines: &mut [FloorLine]) {
 
 /// What the floor section says about its columns.
 pub const FLOOR_NOTES: &str = "\
-- **untrained**: the method's own encoder at its seeded random initialisation, no gradient step, evaluated with the method's protocol (GraphCL → untrained GraphCL encoder, SimGRACE → untrained SimGRACE, AD-GCL and AD-GCL with the fixed augmenter → untrained AD-GCL, base model → untrained base model of the same preset). Paired by seed (the same seed gives the same folds or splits): Δ is the mean of the per-seed differences with its Student-t interval and the paired MDE. A method with MA is set against the untrained encoder under the same MA label where that ran (MA's evaluation-time schedule), else against the untrained encoder without MA (marked \"without MA\").
+- **untrained**: the method's own encoder at its seeded random initialisation, no gradient step, evaluated with the method's protocol (each method → its own encoder untrained, `untrained-<method>`; AD-GCL with the fixed augmenter → untrained AD-GCL; the base model → the untrained base model of the same preset). Paired by seed (the same seed gives the same folds or splits): Δ is the mean of the per-seed differences with its Student-t interval and the paired MDE. A method with MA is set against the untrained encoder under the same MA label where that ran (MA's evaluation-time schedule), else against the untrained encoder without MA (marked \"without MA\").
 - **classical**: WL subtree kernel and degree histogram (graph level), raw node features (node level), same dataset and split. Different runs, so unpaired: Welch's t-test, its interval mean ± t(0.975, df)·se with Welch–Satterthwaite df, and the MDE of Welch's test (noncentral t with that df) at 80% power.
 - **Holm p**: Holm's correction over all lines of the same kind (untrained or classical) in this table. **reading**: above / below the floor when Holm p < 0.05, else not distinguishable.
 ";
@@ -587,6 +582,58 @@ mod tests {
         let md = crate::render::markdown(&r);
         let node_table = md.split("## Node classification").nth(1).unwrap();
         assert!(node_table.contains("Raw features"), "{md}");
+    }
+
+    /// A node-level method the report has never heard of (no list names it) is placed
+    /// by its rows: the node table, its own untrained encoder, the node-level classical
+    /// floor; graph-level floors never apply to it.
+    #[test]
+    fn an_unlisted_node_method_finds_its_floors_by_name_and_split() {
+        let node = |method: &str, ma: &str, seed: u64, acc: f64| ResultRow {
+            dataset: "Cora".into(),
+            evaluator: "logreg".into(),
+            config: format!(r#"{{"seed":{seed},"node":{{"split":"random"}}}}"#),
+            config_hash: format!("{method}-{ma}-{seed}"),
+            ..row(method, ma, seed, acc)
+        };
+        let mut input = Vec::new();
+        for (s, (m, u, f)) in [(80.0, 60.0, 55.0), (82.0, 59.0, 54.0), (81.0, 61.0, 56.0)]
+            .into_iter()
+            .enumerate()
+        {
+            let s = s as u64;
+            input.push(node("newnode", "none", s, m));
+            input.push(node("untrained-newnode", "none", s, u));
+            input.push(node("features", "none", s, f));
+            input.push(node("wl", "none", s, 99.0));
+        }
+        let r = Report::build(input, Metric::Accuracy).unwrap();
+        let l = find(&r, "none", FloorKind::Untrained, "untrained-newnode");
+        assert!((l.mean_diff - 21.0).abs() < 1e-12);
+        let l = find(&r, "none", FloorKind::Classical, "features");
+        assert!((l.mean_diff - 26.0).abs() < 1e-12);
+        assert_eq!(r.floor.len(), 2, "wl is a graph-level floor");
+        let md = crate::render::markdown(&r);
+        assert!(!md.contains("## Graph classification"), "{md}");
+        let node_table = md.split("## Node classification").nth(1).unwrap();
+        let pos = |m: &str| node_table.find(m).unwrap();
+        assert!(pos("| newnode (random split)") < pos("| newnode, untrained"));
+        assert!(pos("| newnode, untrained") < pos("| Raw features"));
+    }
+
+    /// AD-GCL with the fixed augmenter shares AD-GCL's encoder and so its floor.
+    #[test]
+    fn shared_encoders_share_the_untrained_floor() {
+        assert_eq!(
+            untrained_of("adgcl-fixed").as_deref(),
+            Some("untrained-adgcl")
+        );
+        assert_eq!(
+            untrained_of("base:paper").as_deref(),
+            Some("untrained-base")
+        );
+        assert_eq!(untrained_of("untrained-grace"), None);
+        assert_eq!(untrained_of("wl"), None);
     }
 
     /// Without baseline rows there is no floor and the markdown has no floor section.

@@ -303,8 +303,17 @@ pub fn dataset_sort_key(name: &str) -> (usize, String) {
     (rank(DATASET_ORDER, name), name.to_string())
 }
 
-fn method_sort_key(name: &str) -> (usize, String) {
-    (rank(METHOD_ORDER, name), name.to_string())
+/// GCL methods first, then the untrained encoders, then the classical floors; within
+/// each, the order above, then a method not listed there by name.
+fn method_sort_key(name: &str) -> (usize, usize, String) {
+    let tier = if !floor::is_baseline(name) {
+        0
+    } else if floor::family(name).starts_with("untrained-") {
+        1
+    } else {
+        2
+    };
+    (tier, rank(METHOD_ORDER, name), name.to_string())
 }
 
 /// Baseline first, then MA labels alphabetically; variants in natural order.

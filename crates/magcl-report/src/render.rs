@@ -6,7 +6,7 @@ use super::{dataset_sort_key, Comparison, Group, GroupKey, HolmScope, Metric, Re
 use crate::error::{Error, Result};
 pub use crate::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 
-use super::floor::is_node_method;
+use super::floor::is_node;
 
 /// The row label of a group in the paper-style table.
 fn row_label(k: &GroupKey, show_evaluator: bool) -> String {
@@ -69,7 +69,7 @@ pub fn markdown(r: &Report) -> String {
         let groups: Vec<&Group> = r
             .groups
             .iter()
-            .filter(|g| is_node_method(&g.key.method) == node)
+            .filter(|g| is_node(&g.key) == node)
             .collect();
         if groups.is_empty() {
             continue;
