@@ -27,6 +27,7 @@ pub mod features;
 pub mod gca;
 pub mod grace;
 pub mod graphcl;
+pub mod infograph;
 pub mod node;
 pub mod optim;
 pub mod registry;

@@ -15,6 +15,7 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::graphcl::ENTRY,
     &super::simgrace::ENTRY,
     &super::adgcl::ENTRY,
+    &super::infograph::ENTRY,
     &super::node::ENTRY,
     &super::grace::ENTRY,
     &super::gca::ENTRY,

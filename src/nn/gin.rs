@@ -37,6 +37,9 @@ pub struct GinOutput {
     pub graph: Tensor,
     /// Node embeddings of the last layer (`num_nodes × hidden`).
     pub nodes: Tensor,
+    /// Node embeddings of every layer, first to last (InfoGraph's local features are
+    /// their concatenation; the last is `nodes`).
+    pub layers: Vec<Tensor>,
 }
 
 impl GinEncoder {
@@ -90,6 +93,7 @@ impl GinEncoder {
         debug_assert_eq!(schedule.len(), self.layers());
         let mut h = g.x.shallow_clone();
         let mut pools = Vec::with_capacity(self.layers());
+        let mut layers = Vec::with_capacity(self.layers());
         let last = self.layers() - 1;
         for (i, (conv, bn)) in self.convs.iter().zip(&self.bns).enumerate() {
             let p = gin_propagate(g, &h, schedule[i], self.mode, self.eps, self.pi);
@@ -108,12 +112,17 @@ impl GinEncoder {
             if self.style == GinStyle::GraphCl {
                 pools.push(sum_pool(g, &h));
             }
+            layers.push(h.shallow_clone());
         }
         let graph = match self.style {
             GinStyle::GraphCl => Tensor::cat(&pools, 1),
             GinStyle::AdGcl => sum_pool(g, &h),
         };
-        GinOutput { graph, nodes: h }
+        GinOutput {
+            graph,
+            nodes: h,
+            layers,
+        }
     }
 }
 
