@@ -8,9 +8,9 @@
 //!
 //! With MA the encoder runs schedule K′ (MA's augmented view) in every step: InfoGraph has
 //! one view, on the unaugmented graphs, and under the released code's reading K is the
-//! plain encoder, so following K would leave MA nothing to change. The random per-layer
-//! propagation counts (R) and K′'s own range (the asymmetric trick's wider one) act;
-//! shuffling between the views (S) has no second view to act on (docs/ma.md).
+//! plain encoder, so following K would leave MA nothing to change. The tricks shape K′
+//! (R: redrawn per step; A: its wider range; S: every layer drawn, not only the last),
+//! but there is no second view for them to make differ (docs/ma.md, "One view").
 use std::f64::consts::LN_2;
 
 use tch::nn::{self, Module};

@@ -36,8 +36,8 @@ pub const ABOUT: &str =
 pub const LONG_ABOUT: &str = "\
 magcl — graph contrastive learning with and without model augmentation (MA).
 
-Train GraphCL, SimGRACE, AD-GCL (graph classification) and the MA-GCL base model (node \
-classification), each with and without MA; evaluate embeddings exactly as the papers do; \
+Train GraphCL, SimGRACE, AD-GCL, InfoGraph (graph classification) and the MA-GCL base \
+model, GRACE, GCA, BGRL (node classification), each with and without MA; evaluate embeddings exactly as the papers do; \
 run sweeps over seeds and report mean ± std, confidence intervals and paired tests.
 
 Data: datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets) and fetched on demand \
@@ -90,6 +90,7 @@ Graph level (TU datasets, evaluated by 10-fold cross-validated SVMs):
   magcl train --method simgrace --dataset NCI1 --eta 1.0
   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
+  magcl train --method infograph --dataset MUTAG --ma  (InfoGraph: one view, which follows K')
 
 MA readings (docs/ma.md): `--reading code` (the default of `--ma` at graph level:
 the released code's choices), `current` or `paper` set the switches the paper leaves
