@@ -13,6 +13,7 @@ fn display(m: &str) -> Option<&'static str> {
         "grace" => "GRACE",
         "gca" => "GCA",
         "bgrl" => "BGRL",
+        "infograph" => "InfoGraph",
         "wl" => "WL subtree kernel",
         "degree" => "Degree histogram",
         "features" => "Raw features",
