@@ -103,7 +103,7 @@ fn check(
 }
 
 /// Runs everywhere: no dataset files needed. Measured with this config (2-core machine,
-/// seed 0): GraphCL 99.0 / +MA 99.5, SimGRACE 97.0 / +MA 93.5, InfoGraph 98.5 / +MA 99.5, AD-GCL (5 epochs) 95.0 /
+/// seed 0): GraphCL 99.0 / +MA 99.5, SimGRACE 97.0 / +MA 93.5, InfoGraph 98.5 / +MA 99.5, JOAOv2 99.5 / +MA 99.5, AD-GCL (5 epochs) 95.0 /
 /// +MA 98.5, the node-level model on the planted-partition graph 99.2 / +MA 99.4, GRACE
 /// 98.75 / +MA 99.17, GCA 99.17 / +MA 98.54 and BGRL 99.58 / +MA 99.58 there (30 epochs
 /// each); the
@@ -124,6 +124,8 @@ fn offline_tier_meets_its_floors() {
             ("synthetic", "simgrace", "ARS gin+filter", 75.0),
             ("synthetic", "infograph", "none", 90.0),
             ("synthetic", "infograph", "ARS gin+filter", 90.0),
+            ("synthetic", "joaov2", "none", 90.0),
+            ("synthetic", "joaov2", "ARS gin+filter", 90.0),
             ("synthetic", "adgcl", "none", 85.0),
             ("synthetic", "adgcl-fixed", "ARS gin+filter", 85.0),
             (node, "base code", "none", 90.0),

@@ -16,6 +16,7 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::simgrace::ENTRY,
     &super::adgcl::ENTRY,
     &super::infograph::ENTRY,
+    &super::joaov2::ENTRY,
     &super::node::ENTRY,
     &super::grace::ENTRY,
     &super::gca::ENTRY,

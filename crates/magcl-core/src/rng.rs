@@ -37,6 +37,8 @@ pub mod streams {
     pub const TORCH: u64 = 10;
     /// Per-epoch MA schedules (`ma.redraw = epoch`).
     pub const SCHEDULE_EPOCH: u64 = 11;
+    /// JOAOv2's projection head of an epoch (`joao.heads = epoch`).
+    pub const AUGMENT_HEAD: u64 = 12;
 }
 
 #[cfg(test)]
