@@ -36,7 +36,7 @@ pub const ABOUT: &str =
 pub const LONG_ABOUT: &str = "\
 magcl — graph contrastive learning with and without model augmentation (MA).
 
-Train GraphCL, SimGRACE, AD-GCL, InfoGraph (graph classification) and the MA-GCL base \
+Train GraphCL, SimGRACE, AD-GCL, InfoGraph, JOAOv2 (graph classification) and the MA-GCL base \
 model, GRACE, GCA, BGRL (node classification), each with and without MA; evaluate embeddings exactly as the papers do; \
 run sweeps over seeds and report mean ± std, confidence intervals and paired tests.
 
@@ -91,6 +91,7 @@ Graph level (TU datasets, evaluated by 10-fold cross-validated SVMs):
   magcl train --method adgcl --dataset IMDB-BINARY --epochs 20
   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
   magcl train --method infograph --dataset MUTAG --ma  (InfoGraph: one view, which follows K')
+  magcl train --method joaov2 --dataset MUTAG --set joao.gamma=0.01   (JOAOv2)
 
 MA readings (docs/ma.md): `--reading code` (the default of `--ma` at graph level:
 the released code's choices), `current` or `paper` set the switches the paper leaves
