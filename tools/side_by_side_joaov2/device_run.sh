@@ -8,12 +8,15 @@
 #   speed:    seconds per epoch of each run (official: its training loop, timed by the
 #             patch; magcl: its run record), every run sharing the machine alike
 # Carried in .devcarry/: bin/ (stripped magcl, magcl-torch), mirror/tu, official/joao (the
-# unpatched unsupervised_TU folder of GraphCL_Automated 8f3c2ac). Leaves $OUT/joao.tgz.
+# unpatched unsupervised_TU folder of GraphCL_Automated 8f3c2ac) and, from the second call
+# on, joao_prev.tgz. Leaves $OUT/joao.tgz.
 #   bash tools/side_by_side_joaov2/device_run.sh SECONDS
 set -u
 LIMIT=${1:-540} P=${P:-40} SETS=${SETS:-"MUTAG PROTEINS"} SEEDS=${SEEDS:-"0 1 2 3 4 5 6 7 8 9"}
 D=$PWD/.devcarry T=$PWD/tools/side_by_side_joaov2
 W=/tmp/joao-out; mkdir -p $W
+# resumable: the runs an earlier call finished (its joao.tgz, carried back as joao_prev.tgz)
+[ -f $D/joao_prev.tgz ] && tar xzf $D/joao_prev.tgz -C /tmp
 TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
 SP=$(dirname "$TL")
 export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
