@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Tables of the InfoGraph side-by-side from the files run.sh leaves.
+"""Tables of a graph-level side-by-side (InfoGraph, JOAOv2) from the files its run
+script leaves: per run `<program>-<dataset>-<seed>.json` (magcl's run record, or the
+official code's RESULT line with its `svc` accuracy and `epoch_seconds`), and beside it
+`.magcl_eval.json` (`magcl eval --json`) and, where run, `.official_eval.json`.
 
-usage: summarize.py OUT_DIR RESULTS_DIR
+usage: side_by_side_summary.py OUT_DIR RESULTS_DIR
 Writes RESULTS_DIR/per_seed.csv (one row per program, data set, seed, evaluator:
 `own` = the program's own evaluation, `official-svc` = the official svc_classify,
 `magcl-svc` = `magcl eval --evaluator svc-rbf`) and RESULTS_DIR/summary.md (mean ± sd,
@@ -30,8 +33,9 @@ def main():
         rec = json.load(open(f))
         own = rec["accuracy"] if prog == "magcl" else rec["svc"]
         rows.append((prog, ds, int(seed), "own", own))
-        rows.append((prog, ds, int(seed), "official-svc",
-                     json.load(open(f"{out}/{name}.official_eval.json"))["svc"]))
+        if os.path.exists(f"{out}/{name}.official_eval.json"):
+            rows.append((prog, ds, int(seed), "official-svc",
+                         json.load(open(f"{out}/{name}.official_eval.json"))["svc"]))
         rows.append((prog, ds, int(seed), "magcl-svc",
                      json.load(open(f"{out}/{name}.magcl_eval.json"))["accuracy"]))
         speed.setdefault((prog, ds), []).append(st.median(rec["epoch_seconds"][1:]))
