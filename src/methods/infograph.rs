@@ -9,8 +9,8 @@
 //! With MA the encoder runs schedule K′ (MA's augmented view) in every step: InfoGraph has
 //! one view, on the unaugmented graphs, and under the released code's reading K is the
 //! plain encoder, so following K would leave MA nothing to change. The tricks shape K′
-//! (R: redrawn per step; A: its wider range; S: every layer drawn, not only the last),
-//! but there is no second view for them to make differ (docs/ma.md, "One view").
+//! (R: redrawn per step or epoch; A: its wider range; S: every layer drawn, not only the
+//! last), but there is no second view for them to make differ (docs/ma.md, "One view").
 use std::f64::consts::LN_2;
 
 use tch::nn::{self, Module};
