@@ -51,11 +51,17 @@ pub fn is_baseline(method_key: &str) -> bool {
     f.starts_with("untrained-") || GRAPH_CLASSICAL.contains(&f) || NODE_CLASSICAL.contains(&f)
 }
 
-/// Whether a group is node-level: node-level rows always record their evaluation split
+/// The node-level methods of rows written before every node-level row recorded its split
+/// (`node.split`); such rows are placed by name. Every method added since is placed by its
+/// rows alone.
+const NODE_BEFORE_SPLITS: &[&str] = &["base", "untrained-base", "features"];
+
+/// Whether a group is node-level: node-level rows record their evaluation split
 /// (`node.split`), graph-level rows never do. Read from the rows, not from a list of
-/// method names, so a new node-level method needs no line here.
+/// method names, so a new node-level method needs no line here (older rows without the
+/// split: [`NODE_BEFORE_SPLITS`]).
 pub fn is_node(key: &GroupKey) -> bool {
-    !key.split.is_empty()
+    !key.split.is_empty() || NODE_BEFORE_SPLITS.contains(&family(&key.method))
 }
 
 /// Whether the group key's method (key) keeps the node-level preset in its key
