@@ -136,9 +136,7 @@ impl GraphMethod for GraphCl {
 mod tests {
 
     use crate::methods::graphcl::*;
-    use crate::methods::tests::TestConfig;
-    use crate::methods::GraphMethod;
-    use crate::methods::{tests::toy_data, train_graph_method, LoopConfig};
+    use crate::methods::tests::{train_toy, TestConfig};
     use tch::Device;
 
     fn config(ma: bool) -> TestConfig {
@@ -180,21 +178,9 @@ mod tests {
     /// One short training run. The caller holds [`crate::rng::torch_lock`]; the thread
     /// count is set first, as an earlier test (or run) may have left another.
     fn run(cfg: &TestConfig) -> (Vec<f64>, Vec<f32>) {
-        tch::set_num_threads(1);
-        tch::manual_seed(cfg.seed as i64);
-        let data = toy_data(40);
-        let mut m = GraphCl::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
-        let lc = LoopConfig {
-            epochs: cfg.preset.epochs,
-            batch_size: cfg.preset.batch_size,
-            seed: cfg.seed,
-            progress: false,
-        };
-        let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
-        let (emb, d) = m.embed(&data).unwrap();
-        assert_eq!(d, 96);
+        let (_, losses, emb) = train_toy(cfg, |p| GraphCl::new(p, 1, Device::Cpu).unwrap());
         assert_eq!(emb.len(), 40 * 96);
-        (log.epoch_losses, emb)
+        (losses, emb)
     }
 
     #[test]

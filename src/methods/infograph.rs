@@ -181,8 +181,7 @@ impl GraphMethod for InfoGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::tests::{toy_data, TestConfig};
-    use crate::methods::{train_graph_method, LoopConfig};
+    use crate::methods::tests::{train_toy, TestConfig};
     use tch::Kind;
 
     fn softplus(x: f64) -> f64 {
@@ -271,21 +270,9 @@ mod tests {
 
     /// One short training run (the caller holds [`crate::rng::torch_lock`]).
     fn run(cfg: &TestConfig) -> (Vec<f64>, Vec<f32>) {
-        tch::set_num_threads(1);
-        tch::manual_seed(cfg.seed as i64);
-        let data = toy_data(40);
-        let mut m = InfoGraph::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
-        let lc = LoopConfig {
-            epochs: cfg.preset.epochs,
-            batch_size: cfg.preset.batch_size,
-            seed: cfg.seed,
-            progress: false,
-        };
-        let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
-        let (emb, d) = m.embed(&data).unwrap();
-        assert_eq!(d, 96, "3 layers × 32 units, concatenated");
-        assert_eq!(emb.len(), 40 * 96);
-        (log.epoch_losses, emb)
+        let (_, losses, emb) = train_toy(cfg, |p| InfoGraph::new(p, 1, Device::Cpu).unwrap());
+        assert_eq!(emb.len(), 40 * 96, "3 layers × 32 units, concatenated");
+        (losses, emb)
     }
 
     #[test]

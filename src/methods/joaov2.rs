@@ -372,8 +372,7 @@ impl GraphMethod for JoaoV2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::tests::{toy_data, TestConfig};
-    use crate::methods::{train_graph_method, LoopConfig};
+    use crate::methods::tests::{train_toy, TestConfig};
 
     /// The update by hand. Uniform P, losses (0.5, 0.1, 0.1, 0.1, 0.1), γ = 0.1:
     /// b = 0.2 + loss = (0.7, 0.3, 0.3, 0.3, 0.3); the shift with Σ (b − μ) = 1 is
@@ -450,20 +449,9 @@ mod tests {
 
     /// One short run; returns the losses, the embeddings and the final P.
     fn run(cfg: &TestConfig) -> (Vec<f64>, Vec<f32>, [f64; POOL]) {
-        tch::set_num_threads(1);
-        tch::manual_seed(cfg.seed as i64);
-        let data = toy_data(40);
-        let mut m = JoaoV2::new(&cfg.method_params().unwrap(), 1, Device::Cpu).unwrap();
-        let lc = LoopConfig {
-            epochs: cfg.preset.epochs,
-            batch_size: cfg.preset.batch_size,
-            seed: cfg.seed,
-            progress: false,
-        };
-        let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
-        let (emb, d) = m.embed(&data).unwrap();
-        assert_eq!(d, 96);
-        (log.epoch_losses, emb, m.probs)
+        let (m, losses, emb) = train_toy(cfg, |p| JoaoV2::new(p, 1, Device::Cpu).unwrap());
+        assert_eq!(emb.len(), 40 * 96);
+        (losses, emb, m.probs)
     }
 
     #[test]

@@ -920,6 +920,30 @@ pub(crate) mod tests {
         }
     }
 
+    /// One short training run of a graph-level method on `toy_data(40)`: one thread,
+    /// torch seeded with `cfg.seed` before `build` makes the method, `cfg`'s epochs and
+    /// batch size. Returns the method, the epoch losses and the embeddings (40 × width).
+    /// The caller holds [`crate::rng::torch_lock`].
+    pub fn train_toy<M: GraphMethod>(
+        cfg: &TestConfig,
+        build: impl FnOnce(&Checked<MethodParams>) -> M,
+    ) -> (M, Vec<f64>, Vec<f32>) {
+        tch::set_num_threads(1);
+        tch::manual_seed(cfg.seed as i64);
+        let data = toy_data(40);
+        let mut m = build(&cfg.method_params().unwrap());
+        let lc = LoopConfig {
+            epochs: cfg.preset.epochs,
+            batch_size: cfg.preset.batch_size,
+            seed: cfg.seed,
+            progress: false,
+        };
+        let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
+        let (emb, d) = m.embed(&data).unwrap();
+        assert_eq!(emb.len(), 40 * d);
+        (m, log.epoch_losses, emb)
+    }
+
     /// A small two-class set: cycles vs paths with constant features.
     pub fn toy_data(n: usize) -> GraphData {
         let mut views = Vec::new();
