@@ -29,6 +29,7 @@ pub mod grace;
 pub mod graphcl;
 pub mod infograph;
 pub mod joaov2;
+pub mod mvgrl;
 pub mod node;
 pub mod optim;
 pub mod registry;

@@ -17,6 +17,7 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::adgcl::ENTRY,
     &super::infograph::ENTRY,
     &super::joaov2::ENTRY,
+    &super::mvgrl::ENTRY,
     &super::node::ENTRY,
     &super::grace::ENTRY,
     &super::gca::ENTRY,

@@ -1,0 +1,509 @@
+//! MVGRL at graph level (Hassani & Khasahmadi, ICML 2020) and MVGRL+MA: two views of each
+//! graph, its adjacency and its personalised-PageRank diffusion
+//! `S = α (I − (1 − α) Â)⁻¹` (Â = D̃^-1/2 (A + I) D̃^-1/2, α = 0.2), each encoded by its own
+//! GCN (per layer `PReLU(P (h W) + b)` with `P` the view's matrix); a node's last-layer
+//! features and a graph's concatenated per-layer sum pools go through two shared MLP
+//! heads, and the loss is InfoGraph's Jensen–Shannon local–global bound across views:
+//! nodes of the adjacency view against graphs of the diffusion view and the reverse. A
+//! graph's embedding is the sum of its two heads' graph vectors.
+//!
+//! The released code (`graph/train.py`) keeps its GCN layers in a plain Python list, so
+//! the optimiser never sees them: only the heads train, on top of two random GCNs. The
+//! `code` preset (default) does the same (`mvgrl.train_encoder = false`); the `paper`
+//! preset trains the encoders too, as the paper's objective says. Both keep the epoch of
+//! the lowest mean training loss (the code's early stopping with patience 20).
+//!
+//! With MA the adjacency view (the unaugmented one) follows K and the diffusion view K′;
+//! K propagations of a layer apply its view's matrix K times (K = 0: no propagation).
+//! Evaluation runs both encoders with `ma.eval_k` (docs/ma.md, "MVGRL").
+use serde::{Deserialize, Serialize};
+use tch::nn::{self, Module};
+use tch::{Device, Kind, Tensor};
+
+use super::infograph::local_global_jsd;
+use super::optim::Adam;
+use super::{Checked, GraphData, GraphMethod, GraphRunner, MethodParams};
+use super::{MethodEntry, Preset, PresetRequest};
+use crate::error::{Error, Result};
+use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
+use crate::ma::{self, ScheduleSampler};
+use crate::nn::mlp::linear;
+use crate::nn::ops::sum_pool;
+use crate::nn::Init;
+use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
+
+/// MVGRL settings (a config's `mvgrl` section).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MvgrlParams {
+    /// The diffusion's teleport probability α (the code's `compute_ppr(graph, alpha=0.2)`).
+    pub alpha: f64,
+    /// Whether the GCN encoders train (`false`: the released code, whose optimiser sees
+    /// only the heads; `true`: the paper).
+    pub train_encoder: bool,
+    /// Which epoch's model is evaluated: `best-loss` (the lowest mean training loss, the
+    /// code's early stopping) or `last`.
+    pub keep: String,
+}
+
+impl Section for MvgrlParams {
+    const KEY: &'static str = "mvgrl";
+}
+
+impl ParamGuard for MvgrlParams {
+    fn check_ref(&self) -> Result<()> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(bad(
+                "mvgrl.alpha",
+                format!("must lie in (0, 1), got {}", self.alpha),
+            ));
+        }
+        if !matches!(self.keep.as_str(), "best-loss" | "last") {
+            return Err(bad(
+                "mvgrl.keep",
+                format!("expected best-loss or last, got '{}'", self.keep),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The registry's entry.
+pub static ENTRY: MethodEntry = MethodEntry::new(
+    "mvgrl",
+    &[Task::Graph],
+    "MVGRL (Hassani & Khasahmadi 2020): adjacency and PPR-diffusion views, local-global \
+     Jensen-Shannon across views, GCN encoders",
+    preset,
+    |p, data, device, progress| {
+        let g = data.graphs("mvgrl")?;
+        Ok(Box::new(GraphRunner::new(
+            Mvgrl::new(p, g, device)?,
+            g,
+            &p.train,
+            progress,
+        )))
+    },
+)
+.sections(&[section::<MvgrlParams>()])
+.preset_names(&["code", "paper"])
+// Two GCNs of width 512 and the dense diffusion: per node the 512² products dominate.
+.cost(|p, size| {
+    let train = if matches!(
+        p.sections.get::<MvgrlParams>(),
+        Ok(Some(m)) if m.train_encoder
+    ) {
+        2.0
+    } else {
+        1.0
+    };
+    2.0e-5 * train * p.epochs.max(1) as f64 * (size.nodes + size.edges)
+});
+
+/// MVGRL's unsupervised TU setup, the defaults of the released `train()` (docs/methods.md
+/// cites each): 4 GCN layers of width 512, 40 epochs, batch 64, Adam at 0.001 without
+/// weight decay, α = 0.2, the lowest-loss epoch kept, a linear SVM with C chosen from
+/// {10⁻³ … 10³} by inner 5-fold CV in 10-fold CV. `code` (default) trains the heads only,
+/// as the released code does; `paper` trains the encoders as well.
+fn preset(req: &PresetRequest) -> Result<Preset> {
+    let train_encoder = match req.name.unwrap_or("code") {
+        "code" => false,
+        "paper" => true,
+        _ => return Err(req.unknown_name(&ENTRY)),
+    };
+    let plain = PresetRequest {
+        name: None,
+        ..req.clone()
+    };
+    let mut p = plain.of(&super::graphcl::ENTRY)?;
+    p.lr = 0.001;
+    p.weight_decay = 0.0;
+    p.epochs = 40;
+    p.batch_size = 64;
+    p.layers = 4;
+    p.hidden = 512;
+    p.evaluator = "linear-svc".into();
+    p.sections = MethodTable::default();
+    p.sections.set(&MvgrlParams {
+        alpha: 0.2,
+        train_encoder,
+        keep: "best-loss".into(),
+    })?;
+    Ok(p)
+}
+
+/// The personalised-PageRank diffusion of one graph, `α (I − (1 − α) Â)⁻¹` with
+/// Â = D̃^-1/2 (A + I) D̃^-1/2, row-major `n × n` (f64 Gauss–Jordan elimination with
+/// partial pivoting; the matrix is symmetric positive definite, its eigenvalues ≥ α).
+pub fn ppr_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
+    let n = g.num_nodes;
+    let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
+    // M = I − (1 − α) Â, with the inverse built beside it.
+    let mut m = vec![0.0f64; n * n];
+    for i in 0..n {
+        m[i * n + i] = 1.0 - (1.0 - alpha) / deg[i];
+    }
+    for &(u, v) in &g.edges {
+        let (u, v) = (u as usize, v as usize);
+        let w = (1.0 - alpha) / (deg[u] * deg[v]).sqrt();
+        m[u * n + v] -= w;
+        m[v * n + u] -= w;
+    }
+    let mut inv = vec![0.0f64; n * n];
+    for i in 0..n {
+        inv[i * n + i] = alpha;
+    }
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&a, &b| m[a * n + col].abs().total_cmp(&m[b * n + col].abs()))
+            .unwrap_or(col);
+        if pivot != col {
+            for j in 0..n {
+                m.swap(pivot * n + j, col * n + j);
+                inv.swap(pivot * n + j, col * n + j);
+            }
+        }
+        let d = m[col * n + col];
+        for j in 0..n {
+            m[col * n + j] /= d;
+            inv[col * n + j] /= d;
+        }
+        for r in 0..n {
+            let f = m[r * n + col];
+            if r == col || f == 0.0 {
+                continue;
+            }
+            for j in 0..n {
+                m[r * n + j] -= f * m[col * n + j];
+                inv[r * n + j] -= f * inv[col * n + j];
+            }
+        }
+    }
+    inv
+}
+
+/// One GCN of MVGRL: per layer `PReLU(P^k (h W) + b)` (W Xavier-uniform without bias, b
+/// zero, one PReLU slope of 0.25, as `GCNLayer`), the node features of the last layer and
+/// the concatenated per-layer sum pools.
+#[derive(Debug)]
+pub struct Gcn {
+    layers: Vec<(Tensor, Tensor, Tensor)>,
+}
+
+impl Gcn {
+    pub fn new(p: nn::Path, input: i64, hidden: i64, layers: usize) -> Gcn {
+        let layers = (0..layers)
+            .map(|l| {
+                let q = &p / format!("layer{l}");
+                let fan_in = if l == 0 { input } else { hidden };
+                let a = (6.0 / (fan_in + hidden) as f64).sqrt();
+                (
+                    q.var(
+                        "weight",
+                        &[fan_in, hidden],
+                        nn::Init::Uniform { lo: -a, up: a },
+                    ),
+                    q.var("bias", &[hidden], nn::Init::Const(0.0)),
+                    q.var("prelu", &[1], nn::Init::Const(0.25)),
+                )
+            })
+            .collect();
+        Gcn { layers }
+    }
+
+    /// (last layer's node features, concatenated per-layer sum pools) with `schedule[l]`
+    /// applications of `prop` in layer `l`.
+    pub fn forward(
+        &self,
+        g: &GraphTensors,
+        prop: &SparseMatrix,
+        schedule: &[usize],
+    ) -> (Tensor, Tensor) {
+        let mut h = g.x.shallow_clone();
+        let mut pools = Vec::with_capacity(self.layers.len());
+        for (l, (w, b, a)) in self.layers.iter().enumerate() {
+            let mut z = h.mm(w);
+            for _ in 0..schedule[l] {
+                z = prop.mm(&z);
+            }
+            h = (z + b).prelu(a);
+            pools.push(sum_pool(g, &h));
+        }
+        (h, Tensor::cat(&pools, 1))
+    }
+}
+
+/// MVGRL's head `MLP`: three Linear → PReLU layers beside a linear shortcut (PyTorch's
+/// default initialisation, one PReLU slope of 0.25 each).
+#[derive(Debug)]
+pub struct Head {
+    block: Vec<(nn::Linear, Tensor)>,
+    shortcut: nn::Linear,
+}
+
+impl Head {
+    pub fn new(p: nn::Path, input: i64, output: i64) -> Head {
+        let block = (0..3)
+            .map(|i| {
+                let q = &p / format!("block{i}");
+                let fan_in = if i == 0 { input } else { output };
+                (
+                    linear(&q / "linear", fan_in, output, Init::TorchDefault),
+                    q.var("prelu", &[1], nn::Init::Const(0.25)),
+                )
+            })
+            .collect();
+        Head {
+            block,
+            shortcut: linear(&p / "shortcut", input, output, Init::TorchDefault),
+        }
+    }
+}
+
+impl Module for Head {
+    fn forward(&self, x: &Tensor) -> Tensor {
+        let mut h = x.shallow_clone();
+        for (l, a) in &self.block {
+            h = l.forward(&h).prelu(a);
+        }
+        h + self.shortcut.forward(x)
+    }
+}
+
+/// Both encoders and both heads. The encoders live in `enc` (frozen when they do not
+/// train), the heads in `heads`.
+struct Nets {
+    enc: nn::VarStore,
+    heads: nn::VarStore,
+    adj_gcn: Gcn,
+    diff_gcn: Gcn,
+    local_head: Head,
+    global_head: Head,
+}
+
+impl Nets {
+    /// With `one_store` the encoders go into `heads` too (they train with the heads).
+    fn new(device: Device, input: i64, hidden: i64, layers: usize, one_store: bool) -> Nets {
+        let enc = nn::VarStore::new(device);
+        let heads = nn::VarStore::new(device);
+        let local_head = Head::new(heads.root() / "mlp1", hidden, hidden);
+        let global_head = Head::new(heads.root() / "mlp2", hidden * layers as i64, hidden);
+        let root = if one_store { heads.root() } else { enc.root() };
+        let adj_gcn = Gcn::new(&root / "gnn1", input, hidden, layers);
+        let diff_gcn = Gcn::new(&root / "gnn2", input, hidden, layers);
+        Nets {
+            enc,
+            heads,
+            adj_gcn,
+            diff_gcn,
+            local_head,
+            global_head,
+        }
+    }
+
+    /// Node and graph vectors of both views: `(l_adj, g_adj, l_diff, g_diff)`.
+    fn forward(
+        &self,
+        g: &GraphTensors,
+        diff: &SparseMatrix,
+        k_adj: &[usize],
+        k_diff: &[usize],
+    ) -> [Tensor; 4] {
+        let (l1, g1) = self.adj_gcn.forward(g, g.normalized_adjacency(), k_adj);
+        let (l2, g2) = self.diff_gcn.forward(g, diff, k_diff);
+        [
+            self.local_head.forward(&l1),
+            self.global_head.forward(&g1),
+            self.local_head.forward(&l2),
+            self.global_head.forward(&g2),
+        ]
+    }
+}
+
+/// Every graph's diffusion, row-major, as f32.
+fn diffusions(data: &GraphData, alpha: f64) -> Vec<Vec<f32>> {
+    use rayon::prelude::*;
+    data.views
+        .par_iter()
+        .map(|v| {
+            ppr_diffusion(v, alpha)
+                .into_iter()
+                .map(|x| x as f32)
+                .collect()
+        })
+        .collect()
+}
+
+/// The block-diagonal diffusion of the graphs `ids` (in that order) on `device`.
+fn batch_diffusion(
+    diff: &[Vec<f32>],
+    views: &[GraphView],
+    ids: &[usize],
+    device: Device,
+) -> SparseMatrix {
+    let total: usize = ids.iter().map(|&i| diff[i].len()).sum();
+    let (mut rows, mut cols, mut vals) = (
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+    );
+    let mut off = 0i64;
+    for &i in ids {
+        let n = views[i].num_nodes;
+        for r in 0..n {
+            for c in 0..n {
+                rows.push(off + r as i64);
+                cols.push(off + c as i64);
+                vals.push(diff[i][r * n + c]);
+            }
+        }
+        off += n as i64;
+    }
+    SparseMatrix::from_triplets(
+        &Tensor::from_slice(&rows).to_device(device),
+        &Tensor::from_slice(&cols).to_device(device),
+        &Tensor::from_slice(&vals).to_device(device),
+        off,
+        off,
+    )
+}
+
+pub struct Mvgrl {
+    nets: Nets,
+    /// The kept model (the lowest-loss epoch's) when `mvgrl.keep = best-loss`.
+    best: Option<Nets>,
+    best_loss: f64,
+    epoch_loss: (f64, usize),
+    diff: Vec<Vec<f32>>,
+    opt: Adam,
+    sampler: Box<dyn ScheduleSampler>,
+    eval_schedule: Vec<usize>,
+}
+
+impl Mvgrl {
+    pub fn new(p: &Checked<MethodParams>, data: &GraphData, device: Device) -> Result<Mvgrl> {
+        let m = p.sections.require::<MvgrlParams>("mvgrl")?;
+        let gin = p.gin();
+        let (hidden, layers) = (gin.hidden as i64, gin.layers);
+        if layers == 0 {
+            return Err(Error::Config("mvgrl needs at least one layer".into()));
+        }
+        let mut nets = Nets::new(device, data.dim as i64, hidden, layers, m.train_encoder);
+        nets.enc.freeze();
+        // Adam over what trains: the heads, and the encoders when they train.
+        let opt = Adam::new(&nets.heads, p.train.lr, p.train.weight_decay)?;
+        let best = (m.keep == "best-loss").then(|| {
+            let mut b = Nets::new(device, data.dim as i64, hidden, layers, false);
+            b.enc.freeze();
+            b.heads.freeze();
+            b
+        });
+        let sampler = ma::sampler(&p.ma(), layers, vec![1; layers], p.train.seed);
+        Ok(Mvgrl {
+            nets,
+            best,
+            best_loss: f64::INFINITY,
+            epoch_loss: (0.0, 0),
+            diff: diffusions(data, m.alpha),
+            opt,
+            sampler,
+            eval_schedule: ma::eval_schedule(&p.ma(), layers),
+        })
+    }
+
+    fn embed_with(&self, nets: &Nets, data: &GraphData) -> Result<(Vec<f32>, usize)> {
+        const CHUNK: usize = 512;
+        let device = nets.heads.device();
+        let mut parts = Vec::new();
+        tch::no_grad(|| {
+            let ids: Vec<usize> = (0..data.views.len()).collect();
+            for chunk in ids.chunks(CHUNK) {
+                let g = Batch::collate(chunk.iter().map(|&i| &data.views[i]), data.dim)
+                    .to_tensors(device);
+                let diff = batch_diffusion(&self.diff, &data.views, chunk, device);
+                let s = &self.eval_schedule;
+                let [_, g1, _, g2] = nets.forward(&g, &diff, s, s);
+                parts.push((g1 + g2).to_device(Device::Cpu));
+            }
+        });
+        let all = Tensor::cat(&parts, 0).to_kind(Kind::Float).contiguous();
+        let d = all.size().get(1).copied().unwrap_or(0) as usize;
+        let v = Vec::<f32>::try_from(all.flatten(0, -1))?;
+        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+            return Err(Error::Numeric(format!(
+                "the embedding of graph {} is not finite",
+                i / d.max(1)
+            )));
+        }
+        Ok((v, d))
+    }
+}
+
+/// Copies every variable of `from` into `to` (same structure).
+fn copy_nets(to: &mut Nets, from: &Nets) -> Result<()> {
+    let err = |e: tch::TchError| Error::Config(format!("mvgrl: keeping the best epoch: {e}"));
+    // The trained model may hold encoder and heads in one store (paper preset).
+    let mut all = from.heads.variables();
+    all.extend(from.enc.variables());
+    tch::no_grad(|| -> Result<()> {
+        for vs in [&mut to.heads, &mut to.enc] {
+            for (name, mut t) in vs.variables() {
+                let src = all
+                    .get(&name)
+                    .ok_or_else(|| Error::Config(format!("mvgrl: no variable {name}")))?;
+                t.f_copy_(src).map_err(err)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+impl GraphMethod for Mvgrl {
+    fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
+        let device = self.nets.heads.device();
+        let (k_adj, k_diff) = self.sampler.sample(step, epoch as u64);
+        let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
+        let diff = batch_diffusion(&self.diff, &data.views, ids, device);
+        let [l1, g1, l2, g2] = self.nets.forward(&g, &diff, &k_adj, &k_diff);
+        let loss = local_global_jsd(&l1, &g2, &g.batch) + local_global_jsd(&l2, &g1, &g.batch);
+        self.opt.zero_grad();
+        loss.backward();
+        self.opt.step();
+        let v = loss.double_value(&[]);
+        self.epoch_loss.0 += v;
+        self.epoch_loss.1 += 1;
+        Ok(v)
+    }
+
+    fn end_epoch(
+        &mut self,
+        _data: &GraphData,
+        _batches: &[Vec<usize>],
+        _epoch: usize,
+        _last: bool,
+    ) -> Result<()> {
+        let (sum, n) = std::mem::take(&mut self.epoch_loss);
+        let mean = sum / n.max(1) as f64;
+        if mean < self.best_loss {
+            self.best_loss = mean;
+            if let Some(mut b) = self.best.take() {
+                copy_nets(&mut b, &self.nets)?;
+                self.best = Some(b);
+            }
+        }
+        Ok(())
+    }
+
+    fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)> {
+        match &self.best {
+            // Before any epoch (the untrained floor) the kept model is the live one.
+            Some(b) if self.best_loss.is_finite() => self.embed_with(b, data),
+            _ => self.embed_with(&self.nets, data),
+        }
+    }
+
+    /// No batch norm: nothing to set.
+    fn calibrate_batch_norm(&mut self, _data: &GraphData) -> Result<()> {
+        Ok(())
+    }
+}
