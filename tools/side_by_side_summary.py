@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Tables of a graph-level side-by-side (InfoGraph, JOAOv2) from the files its run
+"""Tables of a graph-level side-by-side (InfoGraph, JOAOv2, MVGRL) from the files its run
 script leaves: per run `<program>-<dataset>-<seed>.json` (magcl's run record, or the
-official code's RESULT line with its `svc` accuracy and `epoch_seconds`), and beside it
-`.magcl_eval.json` (`magcl eval --json`) and, where run, `.official_eval.json`.
+official code's RESULT line with its accuracy (`svc` or `accuracy`) and `epoch_seconds`),
+and beside it `.magcl_eval.json` (`magcl eval --json`) and, where run,
+`.official_eval.json`. Programs are `magcl` and `official`, or pairs `magcl-<variant>`
+and `official-<variant>` (one row of the table per pair); a program's own evaluation
+stands in for the evaluator of its own side where that was not run separately.
 
-usage: side_by_side_summary.py OUT_DIR RESULTS_DIR
+usage: side_by_side_summary.py OUT_DIR RESULTS_DIR [SUFFIX]
 Writes RESULTS_DIR/per_seed.csv (one row per program, data set, seed, evaluator:
-`own` = the program's own evaluation, `official-svc` = the official svc_classify,
-`magcl-svc` = `magcl eval --evaluator svc-rbf`) and RESULTS_DIR/summary.md (mean ± sd,
-min–max, Welch's t-test of magcl against the official code per evaluator; seconds per
-epoch, median over epochs 2-20 of each run, then median and range over runs).
+`own` = the program's own evaluation, `official-SUFFIX` = the official evaluator,
+`magcl-SUFFIX` = `magcl eval`; SUFFIX `svc` by default) and RESULTS_DIR/summary.md (mean
+± sd, min–max, Welch's t-test of magcl against each official program per evaluator;
+seconds per epoch, median over epochs 2-20 of each run, then median and range over runs;
+seconds of training per run). Unreadable files (a run cut off mid-write) are skipped.
 """
 import csv
 import glob
@@ -21,24 +25,46 @@ import sys
 from scipy import stats
 
 
+SETS = ["MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI"]
+
+
+def load(path):
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def accuracy(rec):
+    return rec["svc"] if "svc" in rec else rec["accuracy"]
+
+
 def main():
     out, res = sys.argv[1], sys.argv[2]
-    rows, speed = [], {}
+    suffix = sys.argv[3] if len(sys.argv) > 3 else "svc"
+    rows, speed, whole = [], {}, {}
     for f in sorted(glob.glob(f"{out}/*-*-*.json")):
         name = os.path.basename(f)[: -len(".json")]
         if name.count(".") or name.count("-") < 2:
             continue  # *.magcl_eval.json, *.official_eval.json
-        prog, rest = name.split("-", 1)
-        ds, seed = rest.rsplit("-", 1)
-        rec = json.load(open(f))
-        own = rec["accuracy"] if prog == "magcl" else rec["svc"]
-        rows.append((prog, ds, int(seed), "own", own))
-        if os.path.exists(f"{out}/{name}.official_eval.json"):
-            rows.append((prog, ds, int(seed), "official-svc",
-                         json.load(open(f"{out}/{name}.official_eval.json"))["svc"]))
-        rows.append((prog, ds, int(seed), "magcl-svc",
-                     json.load(open(f"{out}/{name}.magcl_eval.json"))["accuracy"]))
+        prog = name.split("-")[0]
+        if name.split("-")[1] not in SETS and name.split("-")[1] + "-" + name.split("-")[2] not in SETS:
+            prog = "-".join(name.split("-")[:2])
+        ds, seed = name[len(prog) + 1:].rsplit("-", 1)
+        rec = load(f)
+        if rec is None:
+            continue
+        rows.append((prog, ds, int(seed), "own", accuracy(rec)))
+        for side in ["official", "magcl"]:
+            ev = load(f"{out}/{name}.{side}_eval.json")
+            if ev is None and prog.startswith(side):
+                ev = rec
+            if ev is not None:
+                rows.append((prog, ds, int(seed), f"{side}-{suffix}", accuracy(ev)))
         speed.setdefault((prog, ds), []).append(st.median(rec["epoch_seconds"][1:]))
+        whole.setdefault((prog, ds), []).append(
+            rec["train_seconds"] if "train_seconds" in rec else sum(rec["epoch_seconds"]))
     rows.sort()
     with open(f"{res}/per_seed.csv", "w", newline="") as fh:
         w = csv.writer(fh)
@@ -52,27 +78,43 @@ def main():
     def fmt(v):
         return f"{st.mean(v):.2f} ± {st.stdev(v):.2f} ({min(v):.1f}–{max(v):.1f}, n={len(v)})"
 
-    sets = [d for d in ["MUTAG", "PROTEINS", "NCI1"] if values("official", d, "own")]
+    officials = sorted({r[0] for r in rows if r[0].startswith("official")})
+
+    def partner(off):
+        variant = off[len("official"):]
+        return "magcl" + variant if any(r[0] == "magcl" + variant for r in rows) else "magcl"
+
+    sets = [d for d in SETS if any(values(o, d, "own") for o in officials)]
     lines = ["| data set | evaluator | official | magcl | magcl − official | Welch p |",
              "|---|---|---|---|--:|--:|"]
+    if len(officials) > 1:
+        lines = [lines[0].replace("| official |", "| programs | official |"),
+                 "|---" + lines[1]]
     for ds in sets:
-        for ev in ["own", "official-svc", "magcl-svc"]:
-            o, m = values("official", ds, ev), values("magcl", ds, ev)
-            if len(o) < 2 or len(m) < 2:
-                continue
-            p = stats.ttest_ind(m, o, equal_var=False).pvalue
-            lines.append(f"| {ds} | {ev} | {fmt(o)} | {fmt(m)} | "
-                         f"{st.mean(m) - st.mean(o):+.2f} | {p:.3f} |")
-    lines += ["", "| data set | program | s/epoch (median of runs, min–max) | runs |", "|---|---|---|--:|"]
+        for off in officials:
+            for ev in ["own", f"official-{suffix}", f"magcl-{suffix}"]:
+                o, m = values(off, ds, ev), values(partner(off), ds, ev)
+                if len(o) < 2 or len(m) < 2:
+                    continue
+                p = stats.ttest_ind(m, o, equal_var=False).pvalue
+                which = f"{off} vs {partner(off)} | " if len(officials) > 1 else ""
+                lines.append(f"| {ds} | {ev} | {which}{fmt(o)} | {fmt(m)} | "
+                             f"{st.mean(m) - st.mean(o):+.2f} | {p:.3f} |")
+    lines += ["", "| data set | program | s/epoch (median of runs, min–max) | s/run (training, median) | runs |",
+              "|---|---|---|--:|--:|"]
     for ds in sets:
-        for prog in ["official", "magcl"]:
-            v = speed.get((prog, ds), [])
+        for prog in officials + sorted({partner(o) for o in officials}):
+            v, w = speed.get((prog, ds), []), whole.get((prog, ds), [])
             if v:
-                lines.append(f"| {ds} | {prog} | {st.median(v):.4f} ({min(v):.4f}–{max(v):.4f}) | {len(v)} |")
+                lines.append(f"| {ds} | {prog} | {st.median(v):.4f} ({min(v):.4f}–{max(v):.4f}) | "
+                             f"{st.median(w):.1f} | {len(v)} |")
     for ds in sets:
-        o, m = speed.get(("official", ds)), speed.get(("magcl", ds))
-        if o and m:
-            lines.append(f"\n{ds}: magcl's epoch is {st.median(o) / st.median(m):.1f}× faster (medians).")
+        for off in officials:
+            o, m = speed.get((off, ds)), speed.get((partner(off), ds))
+            if o and m:
+                than = f" than {off}'s" if len(officials) > 1 else ""
+                lines.append(f"\n{ds}: {partner(off)}'s epoch is {st.median(o) / st.median(m):.1f}× "
+                             f"faster{than} (medians).")
     open(f"{res}/summary.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -123,6 +123,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.layers = 4;
     p.hidden = 512;
     p.evaluator = "linear-svc".into();
+    p.features = "mvgrl".into();
     p.sections = MethodTable::default();
     p.sections.set(&MvgrlParams {
         alpha: 0.2,

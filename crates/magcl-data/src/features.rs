@@ -7,9 +7,11 @@
 //! | `labels+attributes` | both | one-hot labels, then attributes |
 //! | `constant` | 1 | x = 1 for every node |
 //! | `degree` / `degree:N` | N + 1 | one-hot degree; degrees >= N share the last column ([`DEFAULT_DEGREE_CAP`] = 64) |
+//! | `labels+degree` / `labels+degree:N` | labels + N + 1 | one-hot node labels, then one-hot degree as `degree:N` |
 //! | `auto` | from the data | one-hot node labels where the dataset has them, else its node attributes, else `constant` |
 //! | `graphcl` | preset: `auto` | the preset of GraphCL and SimGRACE: on every set they were published on, `auto` is what their code feeds the encoder (one-hot node labels: PyG's TU loader leaves attributes out unless asked; x = 1 on the social sets, which have no labels) |
 //! | `adgcl` | preset: `constant` | the AD-GCL code gives every node of every TU set the feature 1 |
+//! | `mvgrl` | preset | what MVGRL's graph-level code builds: the node attributes where the set has them (PROTEINS: its one attribute), else one-hot labels beside a one-hot degree, else the one-hot degree; the degree's columns run to the set's largest degree (`labels+degree:D` / `degree:D`, D = largest degree) |
 //!
 //! No rule looks at the dataset's name: the same files give the same features whatever
 //! they are called, so a copy of MUTAG's, PROTEINS' or IMDB-BINARY's files in
@@ -41,6 +43,7 @@ pub enum FeatureKind {
     LabelsAndAttributes,
     Constant,
     Degree { cap: usize },
+    LabelsAndDegree { cap: usize },
 }
 
 impl std::fmt::Display for FeatureKind {
@@ -51,12 +54,13 @@ impl std::fmt::Display for FeatureKind {
             FeatureKind::LabelsAndAttributes => write!(f, "labels+attributes"),
             FeatureKind::Constant => write!(f, "constant"),
             FeatureKind::Degree { cap } => write!(f, "degree:{cap}"),
+            FeatureKind::LabelsAndDegree { cap } => write!(f, "labels+degree:{cap}"),
         }
     }
 }
 
 const SPEC_HELP: &str =
-    "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, graphcl, adgcl";
+    "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, labels+degree, labels+degree:N, graphcl, adgcl, mvgrl";
 
 /// What the data offers: `auto`'s choice. Labels win over attributes because that is
 /// what the GCL references use by default; both together only when asked.
@@ -66,6 +70,23 @@ fn from_data(ds: &GraphDataset) -> FeatureKind {
         (true, _) => FeatureKind::Labels,
         (false, true) => FeatureKind::Attributes,
         (false, false) => FeatureKind::Constant,
+    }
+}
+
+/// MVGRL's choice (its `graph/dataset.py`): attributes, else labels + degree, else degree,
+/// the degree one-hot as wide as the set's largest degree needs.
+fn mvgrl_kind(ds: &GraphDataset) -> FeatureKind {
+    let cap = ds
+        .graphs
+        .iter()
+        .flat_map(|g| g.degrees())
+        .max()
+        .unwrap_or(0)
+        .max(1) as usize;
+    match contents(ds) {
+        (_, true) => FeatureKind::Attributes,
+        (true, false) => FeatureKind::LabelsAndDegree { cap },
+        (false, false) => FeatureKind::Degree { cap },
     }
 }
 
@@ -92,6 +113,10 @@ pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
             format!("{s}: {kind} (from the data: {has})")
         }
         "adgcl" => format!("{s}: {kind} (the AD-GCL code gives every node the feature 1)"),
+        "mvgrl" => format!(
+            "{s}: {kind} (MVGRL's code: node attributes where the set has them, else labels \
+             beside a one-hot degree up to the largest degree, else that degree)"
+        ),
         _ => format!("{kind} (chosen explicitly)"),
     };
     Ok((kind, why))
@@ -110,8 +135,16 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
         },
         "auto" | "graphcl" => from_data(ds),
         "adgcl" => FeatureKind::Constant,
-        other => match other.strip_prefix("degree:") {
-            Some(n) => {
+        "mvgrl" => mvgrl_kind(ds),
+        "labels+degree" => FeatureKind::LabelsAndDegree {
+            cap: DEFAULT_DEGREE_CAP,
+        },
+        other => match other
+            .strip_prefix("degree:")
+            .map(|n| (n, false))
+            .or_else(|| other.strip_prefix("labels+degree:").map(|n| (n, true)))
+        {
+            Some((n, with_labels)) => {
                 let cap: usize = n.trim().parse().map_err(|_| {
                     Error::Config(format!(
                         "feature spec {spec:?}: degree cap {n:?} is not a positive integer"
@@ -122,7 +155,11 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
                         "feature spec {spec:?}: degree cap must be in 1..=100000"
                     )));
                 }
-                FeatureKind::Degree { cap }
+                if with_labels {
+                    FeatureKind::LabelsAndDegree { cap }
+                } else {
+                    FeatureKind::Degree { cap }
+                }
             }
             None => {
                 return Err(Error::Config(format!(
@@ -148,6 +185,9 @@ pub fn available_kinds(ds: &GraphDataset) -> Vec<String> {
     if has_labels && has_attrs {
         v.push("labels+attributes".to_string());
     }
+    if has_labels {
+        v.push("labels+degree[:N]".to_string());
+    }
     v.push("constant".to_string());
     v.push("degree[:N]".to_string());
     v
@@ -160,7 +200,7 @@ fn check_available(ds: &GraphDataset, kind: FeatureKind, spec: &str) -> Result<(
         FeatureKind::Attributes if !has_attrs => {
             Some("node attributes (no NAME_node_attributes.txt)")
         }
-        FeatureKind::LabelsAndAttributes if !has_labels => {
+        FeatureKind::LabelsAndAttributes | FeatureKind::LabelsAndDegree { .. } if !has_labels => {
             Some("node labels (no NAME_node_labels.txt)")
         }
         FeatureKind::LabelsAndAttributes if !has_attrs => {
@@ -196,6 +236,7 @@ pub fn kind_dim(ds: &GraphDataset, kind: FeatureKind) -> usize {
         FeatureKind::LabelsAndAttributes => ds.node_label_values.len() + ds.node_attr_dim,
         FeatureKind::Constant => 1,
         FeatureKind::Degree { cap } => cap + 1,
+        FeatureKind::LabelsAndDegree { cap } => ds.node_label_values.len() + cap + 1,
     }
 }
 
@@ -215,6 +256,17 @@ pub fn build(ds: &GraphDataset, kind: FeatureKind) -> NodeFeatures {
                 FeatureKind::Degree { cap } => {
                     for (i, d) in g.degrees().into_iter().enumerate() {
                         block[i * dim + (d as usize).min(cap)] = 1.0;
+                    }
+                }
+                FeatureKind::LabelsAndDegree { cap } => {
+                    for (i, d) in g.degrees().into_iter().enumerate() {
+                        let row = &mut block[i * dim..(i + 1) * dim];
+                        if let Some(&l) = g.node_labels.as_ref().and_then(|l| l.get(i)) {
+                            if let Some(slot) = row.get_mut(l as usize) {
+                                *slot = 1.0;
+                            }
+                        }
+                        row[n_labels + (d as usize).min(cap)] = 1.0;
                     }
                 }
                 FeatureKind::Labels
@@ -273,6 +325,45 @@ mod tests {
             edge_label_values: vec![],
             edge_attr_dim: 0,
         }
+    }
+
+    /// One-hot labels beside a one-hot degree, by hand; `mvgrl` picks the attributes
+    /// where the set has them, else labels + degree up to the largest degree.
+    #[test]
+    fn labels_and_degree_and_the_mvgrl_preset() {
+        let d = ds();
+        let f = graph_features(&d, "labels+degree:2").unwrap();
+        assert_eq!(f.dim, 5);
+        // degrees 2, 1, 1; labels (indices) 1, 0, 1
+        #[rustfmt::skip]
+        let want = vec![
+            0.0, 1.0, 0.0, 0.0, 1.0,
+            1.0, 0.0, 0.0, 1.0, 0.0,
+            0.0, 1.0, 0.0, 1.0, 0.0,
+        ];
+        assert_eq!(f.x[0], want);
+        assert_eq!(
+            feature_dim(&d, "labels+degree").unwrap(),
+            2 + DEFAULT_DEGREE_CAP + 1
+        );
+        assert_eq!(resolve(&d, "mvgrl").unwrap(), FeatureKind::Attributes);
+        let mut no_attrs = ds();
+        no_attrs.node_attr_dim = 0;
+        no_attrs.graphs[0].node_attributes = None;
+        assert_eq!(
+            resolve(&no_attrs, "mvgrl").unwrap(),
+            FeatureKind::LabelsAndDegree { cap: 2 }
+        );
+        assert_eq!(graph_features(&no_attrs, "mvgrl").unwrap().x[0], want);
+        let mut bare = no_attrs.clone();
+        bare.graphs[0].node_labels = None;
+        assert_eq!(
+            resolve(&bare, "mvgrl").unwrap(),
+            FeatureKind::Degree { cap: 2 }
+        );
+        let e = resolve(&bare, "labels+degree").unwrap_err().to_string();
+        assert!(e.contains("no node labels"), "{e}");
+        assert!(resolve(&d, "labels+degree:0").is_err());
     }
 
     #[test]
