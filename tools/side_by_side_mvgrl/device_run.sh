@@ -48,11 +48,11 @@ jobs_list() {
 # each run's embeddings under the other side's evaluator too (a program's own evaluation
 # is the first), then only the scores are kept
 cross() {
-  P_=$1 S=$2
-  [ ${P_##*/official-} != ${P_##*/} ] && [ ! -f $P_.magcl_eval.json ] &&
-    $M eval --embeddings $P_.emb.npy --labels $P_.y.npy --evaluator linear-svc --seed $S --json >$P_.magcl_eval.json
-  [ ${P_##*/magcl-} != ${P_##*/} ] && [ ! -f $P_.official_eval.json ] &&
-    ${PY:-python3} $T/official_eval.py $P_.emb.npy $P_.y.npy $S >$P_.official_eval.json
+  P_=$1 S=$2 B=${1##*/}
+  case $B in official-*) [ -f $P_.magcl_eval.json ] ||
+    $M eval --embeddings $P_.emb.npy --labels $P_.y.npy --evaluator linear-svc --seed $S --json >$P_.magcl_eval.json ;; esac
+  case $B in magcl-*) [ -f $P_.official_eval.json ] ||
+    ${PY:-python3} $T/official_eval.py $P_.emb.npy $P_.y.npy $S >$P_.official_eval.json ;; esac
   find $W -name "${P_##*/}.*eval.json" -size 0 -delete
   rm -f $P_.pkl $P_.emb.npy $P_.y.npy
 }
