@@ -508,3 +508,266 @@ impl GraphMethod for Mvgrl {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::tests::{toy_data, train_toy, TestConfig};
+    use std::f64::consts::LN_2;
+
+    fn view(num_nodes: usize, edges: &[(u32, u32)]) -> GraphView {
+        GraphView {
+            num_nodes,
+            edges: edges.to_vec(),
+            x: vec![1.0; num_nodes],
+        }
+    }
+
+    /// One edge: Â = [[½, ½], [½, ½]], I − 0.8 Â = [[0.6, −0.4], [−0.4, 0.6]] with
+    /// determinant 0.2, so S = 0.2 · [[3, 2], [2, 3]] = [[0.6, 0.4], [0.4, 0.6]].
+    #[test]
+    fn diffusion_of_one_edge_by_hand() {
+        let s = ppr_diffusion(&view(2, &[(0, 1)]), 0.2);
+        for (got, want) in s.iter().zip([0.6, 0.4, 0.4, 0.6]) {
+            assert!((got - want).abs() < 1e-12, "{s:?}");
+        }
+    }
+
+    /// On a triangle with a pendant and an isolated node: S equals the series
+    /// α Σ_t (1 − α)^t Â^t, is symmetric, and keeps Â's eigenvector D̃^½ 1 (eigenvalue 1):
+    /// S D̃^½ 1 = D̃^½ 1.
+    #[test]
+    fn diffusion_is_the_pagerank_series() {
+        let g = view(5, &[(0, 1), (1, 2), (2, 0), (2, 3)]);
+        let alpha = 0.15;
+        let s = ppr_diffusion(&g, alpha);
+        let n = 5;
+        let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
+        let mut a_hat = vec![0.0; n * n];
+        for i in 0..n {
+            a_hat[i * n + i] = 1.0 / deg[i];
+        }
+        for &(u, v) in &g.edges {
+            let (u, v) = (u as usize, v as usize);
+            a_hat[u * n + v] = 1.0 / (deg[u] * deg[v]).sqrt();
+            a_hat[v * n + u] = a_hat[u * n + v];
+        }
+        let mut term: Vec<f64> = (0..n * n)
+            .map(|k| if k % (n + 1) == 0 { alpha } else { 0.0 })
+            .collect();
+        let mut sum = term.clone();
+        for _ in 0..400 {
+            let mut next = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    for k in 0..n {
+                        next[i * n + j] += (1.0 - alpha) * term[i * n + k] * a_hat[k * n + j];
+                    }
+                }
+            }
+            term = next;
+            for (s, t) in sum.iter_mut().zip(&term) {
+                *s += t;
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                assert!((s[i * n + j] - sum[i * n + j]).abs() < 1e-10, "({i}, {j})");
+                assert!((s[i * n + j] - s[j * n + i]).abs() < 1e-12);
+            }
+            let sv: f64 = (0..n).map(|j| s[i * n + j] * deg[j].sqrt()).sum();
+            assert!((sv - deg[i].sqrt()).abs() < 1e-10, "row {i}: {sv}");
+        }
+        // The isolated node diffuses to itself alone: α / (1 − (1 − α)) = 1.
+        assert!((s[4 * n + 4] - 1.0).abs() < 1e-12);
+    }
+
+    /// One GCN layer on the one-edge graph by hand: x = (1, 3), w = −1, b = 0, slope ¼:
+    /// z = (−1, −3); Â z = (−2, −2); S z = (−1.8, −2.2); S² z = (−1.96, −2.04); no
+    /// propagation leaves z; PReLU scales the negatives by ¼; the pool sums the nodes.
+    #[test]
+    fn one_gcn_layer_by_hand() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let mut gcn = Gcn::new(vs.root(), 1, 1, 1);
+        tch::no_grad(|| {
+            let _ = gcn.layers[0].0.fill_(-1.0);
+        });
+        let mut v = view(2, &[(0, 1)]);
+        v.x = vec![1.0, 3.0];
+        let data = GraphData {
+            views: vec![v],
+            labels: vec![0],
+            dim: 1,
+        };
+        let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
+        let diff = batch_diffusion(&diffusions(&data, 0.2), &data.views, &[0], Device::Cpu);
+        let run = |p: &SparseMatrix, k: usize| {
+            let (h, pool) = gcn.forward(&g, p, &[k]);
+            let h = Vec::<f32>::try_from(h.flatten(0, -1)).unwrap();
+            (h, pool.double_value(&[0, 0]))
+        };
+        let close = |got: (Vec<f32>, f64), want: [f64; 2]| {
+            for (a, b) in got.0.iter().zip(want) {
+                assert!((*a as f64 - 0.25 * b).abs() < 1e-6, "{got:?} vs {want:?}");
+            }
+            assert!((got.1 - 0.25 * (want[0] + want[1])).abs() < 1e-6);
+        };
+        close(run(g.normalized_adjacency(), 1), [-2.0, -2.0]);
+        close(run(&diff, 1), [-1.8, -2.2]);
+        close(run(&diff, 2), [-1.96, -2.04]);
+        close(run(&diff, 0), [-1.0, -3.0]);
+    }
+
+    /// Graphs batched together see only their own diffusion block.
+    #[test]
+    fn batched_diffusion_is_block_diagonal() {
+        let data = GraphData {
+            views: vec![view(2, &[(0, 1)]), view(3, &[(0, 1), (1, 2)])],
+            labels: vec![0, 1],
+            dim: 1,
+        };
+        let diff = diffusions(&data, 0.2);
+        let d = batch_diffusion(&diff, &data.views, &[1, 0], Device::Cpu).to_dense();
+        let d = Vec::<f32>::try_from(d.flatten(0, -1)).unwrap();
+        for r in 0..5 {
+            for c in 0..5 {
+                let want = match (r < 3, c < 3) {
+                    (true, true) => diff[1][r * 3 + c],
+                    (false, false) => diff[0][(r - 3) * 2 + (c - 3)],
+                    _ => 0.0,
+                };
+                assert_eq!(d[r * 5 + c], want, "({r}, {c})");
+            }
+        }
+    }
+
+    fn config(preset: Option<&str>, over: serde_json::Value) -> TestConfig {
+        let mut o = serde_json::json!({"epochs": 3, "batch_size": 16, "hidden": 32, "layers": 2});
+        for (k, v) in over.as_object().unwrap() {
+            o[k] = v.clone();
+        }
+        TestConfig::new("mvgrl", "toy", preset, 5, o).unwrap()
+    }
+
+    fn run(cfg: &TestConfig) -> (Mvgrl, Vec<f64>, Vec<f32>) {
+        train_toy(cfg, |p| Mvgrl::new(p, &toy_data(40), Device::Cpu).unwrap())
+    }
+
+    fn values(vs: &nn::VarStore, prefix: &str) -> Vec<(String, Vec<f32>)> {
+        let mut v: Vec<(String, Vec<f32>)> = vs
+            .variables()
+            .into_iter()
+            .filter(|(n, _)| n.starts_with(prefix))
+            .map(|(n, t)| (n, Vec::<f32>::try_from(t.flatten(0, -1)).unwrap()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    /// Same seed, same losses and embeddings (with and without MA); MA changes the run;
+    /// the JSD bound holds for each of the two terms.
+    #[test]
+    fn same_seed_same_run() {
+        let _g = crate::rng::torch_lock();
+        let mut losses = Vec::new();
+        for ma in [
+            serde_json::json!({"enabled": false}),
+            serde_json::json!({"enabled": true, "reading": "code"}),
+        ] {
+            let cfg = config(None, serde_json::json!({ "ma": ma }));
+            let (_, l1, e1) = run(&cfg);
+            let (_, l2, e2) = run(&cfg);
+            assert_eq!(l1, l2);
+            assert!(e1 == e2, "embeddings differ");
+            assert_eq!(e1.len(), 40 * 32, "the heads' width");
+            assert!(l1.iter().all(|&l| l.is_finite() && l >= -4.0 * LN_2 - 1e-9));
+            losses.push(l1);
+        }
+        assert_ne!(losses[0], losses[1]);
+    }
+
+    /// The code preset trains the heads only (the encoders keep their initial values);
+    /// the paper preset trains the encoders as well.
+    #[test]
+    fn code_trains_the_heads_paper_the_encoders_too() {
+        let _g = crate::rng::torch_lock();
+        // (encoder values, head values) at initialisation and after training
+        let run_with_start = |cfg: &TestConfig, enc_store: bool| {
+            let start = std::cell::RefCell::new(None);
+            let store = |m: &Mvgrl| {
+                let enc = if enc_store {
+                    &m.nets.enc
+                } else {
+                    &m.nets.heads
+                };
+                (values(enc, "gnn"), values(&m.nets.heads, "mlp"))
+            };
+            let (trained, _, _) = train_toy(cfg, |p| {
+                let m = Mvgrl::new(p, &toy_data(40), Device::Cpu).unwrap();
+                *start.borrow_mut() = Some(store(&m));
+                m
+            });
+            (start.into_inner().unwrap(), store(&trained))
+        };
+        let ((enc0, heads0), (enc1, heads1)) =
+            run_with_start(&config(None, serde_json::json!({})), true);
+        assert!(!enc0.is_empty() && !heads0.is_empty());
+        assert!(enc0 == enc1, "the code preset changed an encoder");
+        assert!(heads0 != heads1, "the heads did not train");
+        let ((enc0, _), (enc1, _)) =
+            run_with_start(&config(Some("paper"), serde_json::json!({})), false);
+        assert!(!enc0.is_empty());
+        assert!(
+            enc0 != enc1,
+            "the paper preset left the encoders as they were"
+        );
+    }
+
+    /// `keep = best-loss` evaluates the lowest-loss epoch's model: the same embeddings as
+    /// a run stopped after that epoch.
+    #[test]
+    fn best_loss_keeps_the_lowest_loss_epoch() {
+        let _g = crate::rng::torch_lock();
+        // A rate so large that the loss does not fall monotonically.
+        let over = |epochs: usize, keep: &str| serde_json::json!({"epochs": epochs, "lr": 0.05, "mvgrl": {"keep": keep}});
+        let (_, losses, kept) = run(&config(None, over(6, "best-loss")));
+        let best = (0..losses.len())
+            .min_by(|&a, &b| losses[a].total_cmp(&losses[b]))
+            .unwrap();
+        let (_, _, stopped) = run(&config(None, over(best + 1, "last")));
+        assert!(kept == stopped, "best epoch {best} of {losses:?}");
+        if best + 1 < losses.len() {
+            let (_, _, last) = run(&config(None, over(6, "last")));
+            assert!(kept != last);
+        }
+    }
+
+    #[test]
+    fn presets_are_the_released_defaults() {
+        let cfg = TestConfig::new("mvgrl", "toy", None, 0, serde_json::json!({})).unwrap();
+        let p = &cfg.preset;
+        assert_eq!(
+            (p.epochs, p.batch_size, p.hidden, p.layers),
+            (40, 64, 512, 4)
+        );
+        assert_eq!((p.lr, p.weight_decay), (0.001, 0.0));
+        assert_eq!(
+            (p.evaluator.as_str(), p.features.as_str()),
+            ("linear-svc", "mvgrl")
+        );
+        let m = p.sections.require::<MvgrlParams>("mvgrl").unwrap();
+        assert_eq!(
+            (m.alpha, m.train_encoder, m.keep.as_str()),
+            (0.2, false, "best-loss")
+        );
+        let paper = TestConfig::new("mvgrl", "toy", Some("paper"), 0, serde_json::json!({}));
+        let m = paper
+            .unwrap()
+            .preset
+            .sections
+            .require::<MvgrlParams>("mvgrl")
+            .unwrap();
+        assert!(m.train_encoder);
+        assert!(TestConfig::new("mvgrl", "toy", Some("fast"), 0, serde_json::json!({})).is_err());
+    }
+}

@@ -92,6 +92,8 @@ Graph level (TU datasets, evaluated by 10-fold cross-validated SVMs):
   magcl train --method adgcl-fixed --dataset MUTAG     (AD-GCL's control: no learned view)
   magcl train --method infograph --dataset MUTAG --ma  (InfoGraph: one view, which follows K')
   magcl train --method joaov2 --dataset MUTAG --set joao.gamma=0.01   (JOAOv2)
+  magcl train --method mvgrl --dataset MUTAG --ma     (MVGRL: the diffusion view follows K')
+  magcl train --method mvgrl --dataset PROTEINS --preset paper   (encoders trained too)
 
 MA readings (docs/ma.md): `--reading code` (the default of `--ma` at graph level:
 the released code's choices), `current` or `paper` set the switches the paper leaves
@@ -155,7 +157,8 @@ machine, device, thread count and commit.
 
   magcl bench-speed graphcl:MUTAG graphcl:NCI1 --eval
   magcl bench-speed base:Cora base:CiteSeer --ma --epochs 20 --device cuda
-  magcl bench-speed grace:Cora gca:Cora bgrl:Cora --eval";
+  magcl bench-speed grace:Cora gca:Cora bgrl:Cora --eval
+  magcl bench-speed infograph:MUTAG joaov2:MUTAG mvgrl:MUTAG --eval";
 
 /// The command of that name.
 pub fn find(name: &str) -> Option<&'static CommandSpec> {
