@@ -9,7 +9,14 @@
 # CONFIG a file under configs/ (its rows go to results/<name>/<name>.csv, as `bench`
 # does by default); DEVICE cpu or cuda; JOBS defaults to 4 per GPU for cuda and to
 # every core but two for cpu. Every worker runs at one thread, so CPU rows are
-# bit-reproducible on any machine at that thread count.
+# bit-reproducible on any machine at that thread count. EXTRA (environment) adds bench
+# arguments, e.g. EXTRA="--only method=mvgrl,untrained-mvgrl"; two parts of one sweep
+# can run at once into the same file (each row is one appended line), e.g. the CPU
+# methods on the cores and MVGRL on the GPUs:
+#   EXTRA="--only method=infograph,joaov2,untrained-infograph,untrained-joaov2" \
+#     bash tools/device_bench.sh 570 configs/graph_methods.toml cpu 56 &
+#   EXTRA="--only method=mvgrl,untrained-mvgrl" \
+#     bash tools/device_bench.sh 570 configs/graph_methods.toml cuda 16; wait
 set -u
 LIMIT=${1:?seconds} CONFIG=${2:?config} DEV=${3:?cpu or cuda}
 D=$PWD/.devcarry
@@ -24,10 +31,12 @@ CORES=$(nproc); GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
 echo "machine: $CORES cores, $GPUS GPUs; $(nvidia-smi -L 2>/dev/null | head -1)"
 if [ "$DEV" = cuda ]; then JOBS=${4:-$((4 * GPUS))}; else JOBS=${4:-$((CORES - 2))}; fi
 START=$(date +%s)
+LOG=/tmp/$NAME.$DEV.log
+# shellcheck disable=SC2086 # EXTRA is a list of arguments
 timeout "$((LIMIT - 15))" "$M" bench "$CONFIG" --resume --jobs "$JOBS" --threads 1 --device "$DEV" \
-  >"/tmp/$NAME.log" 2>&1
-echo "bench exit $? after $(( $(date +%s) - START )) s (124: stopped by the time limit; resume)"
-grep -E "finished|failed|error|cells" "/tmp/$NAME.log" | tail -5
+  ${EXTRA:-} >"$LOG" 2>&1
+echo "bench ($DEV) exit $? after $(( $(date +%s) - START )) s (124: stopped by the time limit; resume)"
+grep -E "finished|failed|error|cells" "$LOG" | tail -5
 [ -f "results/$NAME/$NAME.csv" ] && echo "$NAME: $(($(wc -l < "results/$NAME/$NAME.csv") - 1)) rows"
 tar czf "$OUT/results.tgz" "results/$NAME"
 ls -la "$OUT"
