@@ -762,7 +762,9 @@ pub fn embed_encoder(
     data: &GraphData,
     device: Device,
 ) -> Result<(Vec<f32>, usize)> {
-    embed_in_chunks(data, device, |g| encoder.forward(g, schedule, false).graph)
+    embed_in_chunks(data, device, |g, _| {
+        encoder.forward(g, schedule, false).graph
+    })
 }
 
 /// Sets the running estimates of every batch-norm layer of `encoder` to the statistics
@@ -804,11 +806,12 @@ pub fn calibrate_norms(bns: &[tch::nn::BatchNorm], momentum: f64, pass: impl FnO
     });
 }
 
-/// Runs `forward` over all graphs in chunks (no gradient) and gathers `n × d` rows on the CPU.
+/// Runs `forward` over all graphs in chunks (no gradient; it gets each chunk batched and its
+/// range of graph indices) and gathers `n × d` rows on the CPU.
 pub fn embed_in_chunks(
     data: &GraphData,
     device: Device,
-    forward: impl Fn(&GraphTensors) -> Tensor,
+    forward: impl Fn(&GraphTensors, std::ops::Range<usize>) -> Tensor,
 ) -> Result<(Vec<f32>, usize)> {
     const CHUNK: usize = 1024;
     let mut parts = Vec::new();
@@ -816,7 +819,7 @@ pub fn embed_in_chunks(
         for start in (0..data.views.len()).step_by(CHUNK) {
             let end = (start + CHUNK).min(data.views.len());
             let b = Batch::collate(&data.views[start..end], data.dim);
-            parts.push(forward(&b.to_tensors(device)).to_device(Device::Cpu));
+            parts.push(forward(&b.to_tensors(device), start..end).to_device(Device::Cpu));
         }
         Ok(())
     })?;

@@ -18,11 +18,11 @@
 //! Evaluation runs both encoders with `ma.eval_k` (docs/ma.md, "MVGRL").
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
 use super::infograph::local_global_jsd;
 use super::optim::Adam;
-use super::{Checked, GraphData, GraphMethod, GraphRunner, MethodParams};
+use super::{embed_in_chunks, Checked, GraphData, GraphMethod, GraphRunner, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
@@ -413,30 +413,14 @@ impl Mvgrl {
     }
 
     fn embed_with(&self, nets: &Nets, data: &GraphData) -> Result<(Vec<f32>, usize)> {
-        const CHUNK: usize = 512;
         let device = nets.heads.device();
-        let mut parts = Vec::new();
-        tch::no_grad(|| {
-            let ids: Vec<usize> = (0..data.views.len()).collect();
-            for chunk in ids.chunks(CHUNK) {
-                let g = Batch::collate(chunk.iter().map(|&i| &data.views[i]), data.dim)
-                    .to_tensors(device);
-                let diff = batch_diffusion(&self.diff, &data.views, chunk, device);
-                let s = &self.eval_schedule;
-                let [_, g1, _, g2] = nets.forward(&g, &diff, s, s);
-                parts.push((g1 + g2).to_device(Device::Cpu));
-            }
-        });
-        let all = Tensor::cat(&parts, 0).to_kind(Kind::Float).contiguous();
-        let d = all.size().get(1).copied().unwrap_or(0) as usize;
-        let v = Vec::<f32>::try_from(all.flatten(0, -1))?;
-        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(Error::Numeric(format!(
-                "the embedding of graph {} is not finite",
-                i / d.max(1)
-            )));
-        }
-        Ok((v, d))
+        let s = &self.eval_schedule;
+        embed_in_chunks(data, device, |g, range| {
+            let ids: Vec<usize> = range.collect();
+            let diff = batch_diffusion(&self.diff, &data.views, &ids, device);
+            let [_, g1, _, g2] = nets.forward(g, &diff, s, s);
+            g1 + g2
+        })
     }
 }
 
