@@ -32,21 +32,15 @@ none changes the model, the loss, the data order, the early stopping or the eval
    no batch statistics and `embed` does not read its mask, so the values are the same.
 """
 import pathlib
-import shutil
 import sys
 
-
-def sub(text: str, old: str, new: str, path: str) -> str:
-    if old not in text:
-        sys.exit(f"{path}: expected text not found (another version of the code?): {old!r}")
-    return text.replace(old, new)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from official_patch import fresh_copy, sub  # noqa: E402  (tools/official_patch.py)
 
 
 def main() -> None:
     src, dst = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-    if dst.exists():
-        shutil.rmtree(dst)
-    shutil.copytree(src, dst)
+    fresh_copy(src, dst)
     (dst / "graph" / "__init__.py").write_text("")
 
     p = dst / "graph" / "dataset.py"
