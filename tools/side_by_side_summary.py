@@ -13,7 +13,8 @@ Writes RESULTS_DIR/per_seed.csv (one row per program, data set, seed, evaluator:
 `magcl-SUFFIX` = `magcl eval`; SUFFIX `svc` by default) and RESULTS_DIR/summary.md (mean
 ± sd, min–max, Welch's t-test of magcl against each official program per evaluator;
 seconds per epoch, median over epochs 2-20 of each run, then median and range over runs;
-seconds of training per run). Unreadable files (a run cut off mid-write) are skipped.
+seconds of training per run; a record without `epoch_seconds` counts for accuracy only).
+Unreadable files (a run cut off mid-write) are skipped.
 """
 import csv
 import glob
@@ -62,6 +63,8 @@ def main():
                 ev = rec
             if ev is not None:
                 rows.append((prog, ds, int(seed), f"{side}-{suffix}", accuracy(ev)))
+        if "epoch_seconds" not in rec:
+            continue  # a run kept for its accuracy only (e.g. on another machine)
         speed.setdefault((prog, ds), []).append(st.median(rec["epoch_seconds"][1:]))
         whole.setdefault((prog, ds), []).append(
             rec["train_seconds"] if "train_seconds" in rec else sum(rec["epoch_seconds"]))
