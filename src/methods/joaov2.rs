@@ -351,6 +351,7 @@ impl GraphMethod for JoaoV2 {
         data: &GraphData,
         batches: &[Vec<usize>],
         epoch: usize,
+        _mean_loss: f64,
         last: bool,
     ) -> Result<()> {
         if !last {

@@ -52,14 +52,16 @@ pub trait GraphMethod {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64>;
     /// Embeddings of all graphs (`n × d`, row-major, on the CPU) from the evaluation encoder.
     fn embed(&self, data: &GraphData) -> Result<(Vec<f32>, usize)>;
-    /// Called after the last step of epoch `epoch` (whose batches were `batches`) and
-    /// after that epoch's `after_epoch` callback; `last` on the final epoch. JOAOv2 moves
-    /// its augmentation distribution here. Default: nothing.
+    /// Called after the last step of epoch `epoch` (whose batches were `batches` and whose
+    /// mean step loss was `mean_loss`) and after that epoch's `after_epoch` callback; `last`
+    /// on the final epoch. JOAOv2 moves its augmentation distribution here, MVGRL keeps its
+    /// lowest-loss model. Default: nothing.
     fn end_epoch(
         &mut self,
         _data: &GraphData,
         _batches: &[Vec<usize>],
         _epoch: usize,
+        _mean_loss: f64,
         _last: bool,
     ) -> Result<()> {
         Ok(())
@@ -694,7 +696,7 @@ pub fn train_graph_method<M: GraphMethod + ?Sized>(
         log.epoch_losses.push(mean);
         pb.set_message(format!("epoch {} loss {mean:.4}", epoch + 1));
         after_epoch(epoch, method)?;
-        method.end_epoch(data, &batches, epoch, epoch + 1 == cfg.epochs)?;
+        method.end_epoch(data, &batches, epoch, mean, epoch + 1 == cfg.epochs)?;
     }
     pb.finish_and_clear();
     Ok(log)

@@ -27,6 +27,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
 use crate::ma::{self, ScheduleSampler};
+use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
 use crate::nn::Init;
@@ -183,12 +184,13 @@ pub fn ppr_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
     inv
 }
 
-/// One GCN of MVGRL: per layer `PReLU(P^k (h W) + b)` (W Xavier-uniform without bias, b
-/// zero, one PReLU slope of 0.25, as `GCNLayer`), the node features of the last layer and
-/// the concatenated per-layer sum pools.
+/// One GCN of MVGRL: per layer `PReLU(P^k (h W) + b)` (W and b as the base model's
+/// [`GcnLayer`]: Xavier-uniform, zero; one PReLU slope of 0.25, as `GCNLayer`), the node
+/// features of the last layer and the concatenated per-layer sum pools.
 #[derive(Debug)]
 pub struct Gcn {
-    layers: Vec<(Tensor, Tensor, Tensor)>,
+    /// Each layer's weight and bias, and its PReLU slope.
+    layers: Vec<(GcnLayer, Tensor)>,
 }
 
 impl Gcn {
@@ -197,14 +199,8 @@ impl Gcn {
             .map(|l| {
                 let q = &p / format!("layer{l}");
                 let fan_in = if l == 0 { input } else { hidden };
-                let a = (6.0 / (fan_in + hidden) as f64).sqrt();
                 (
-                    q.var(
-                        "weight",
-                        &[fan_in, hidden],
-                        nn::Init::Uniform { lo: -a, up: a },
-                    ),
-                    q.var("bias", &[hidden], nn::Init::Const(0.0)),
+                    GcnLayer::new(&q, fan_in, hidden),
                     q.var("prelu", &[1], nn::Init::Const(0.25)),
                 )
             })
@@ -222,12 +218,12 @@ impl Gcn {
     ) -> (Tensor, Tensor) {
         let mut h = g.x.shallow_clone();
         let mut pools = Vec::with_capacity(self.layers.len());
-        for (l, (w, b, a)) in self.layers.iter().enumerate() {
-            let mut z = h.mm(w);
+        for (l, (layer, a)) in self.layers.iter().enumerate() {
+            let mut z = h.mm(&layer.weight);
             for _ in 0..schedule[l] {
                 z = prop.mm(&z);
             }
-            h = (z + b).prelu(a);
+            h = (z + &layer.bias).prelu(a);
             pools.push(sum_pool(g, &h));
         }
         (h, Tensor::cat(&pools, 1))
@@ -374,7 +370,6 @@ pub struct Mvgrl {
     /// The kept model (the lowest-loss epoch's) when `mvgrl.keep = best-loss`.
     best: Option<Nets>,
     best_loss: f64,
-    epoch_loss: (f64, usize),
     diff: Vec<Vec<f32>>,
     opt: Adam,
     sampler: Box<dyn ScheduleSampler>,
@@ -394,7 +389,7 @@ impl Mvgrl {
         // Adam over what trains: the heads, and the encoders when they train.
         let opt = Adam::new(&nets.heads, p.train.lr, p.train.weight_decay)?;
         let best = (m.keep == "best-loss").then(|| {
-            let mut b = Nets::new(device, data.dim as i64, hidden, layers, false);
+            let mut b = Nets::new(device, data.dim as i64, hidden, layers, m.train_encoder);
             b.enc.freeze();
             b.heads.freeze();
             b
@@ -404,7 +399,6 @@ impl Mvgrl {
             nets,
             best,
             best_loss: f64::INFINITY,
-            epoch_loss: (0.0, 0),
             diff: diffusions(data, m.alpha),
             opt,
             sampler,
@@ -424,23 +418,11 @@ impl Mvgrl {
     }
 }
 
-/// Copies every variable of `from` into `to` (same structure).
+/// Copies every variable of `from` into `to` (built with the same layout).
 fn copy_nets(to: &mut Nets, from: &Nets) -> Result<()> {
     let err = |e: tch::TchError| Error::Config(format!("mvgrl: keeping the best epoch: {e}"));
-    // The trained model may hold encoder and heads in one store (paper preset).
-    let mut all = from.heads.variables();
-    all.extend(from.enc.variables());
-    tch::no_grad(|| -> Result<()> {
-        for vs in [&mut to.heads, &mut to.enc] {
-            for (name, mut t) in vs.variables() {
-                let src = all
-                    .get(&name)
-                    .ok_or_else(|| Error::Config(format!("mvgrl: no variable {name}")))?;
-                t.f_copy_(src).map_err(err)?;
-            }
-        }
-        Ok(())
-    })
+    to.heads.copy(&from.heads).map_err(err)?;
+    to.enc.copy(&from.enc).map_err(err)
 }
 
 impl GraphMethod for Mvgrl {
@@ -454,10 +436,7 @@ impl GraphMethod for Mvgrl {
         self.opt.zero_grad();
         loss.backward();
         self.opt.step();
-        let v = loss.double_value(&[]);
-        self.epoch_loss.0 += v;
-        self.epoch_loss.1 += 1;
-        Ok(v)
+        Ok(loss.double_value(&[]))
     }
 
     fn end_epoch(
@@ -465,12 +444,11 @@ impl GraphMethod for Mvgrl {
         _data: &GraphData,
         _batches: &[Vec<usize>],
         _epoch: usize,
+        mean_loss: f64,
         _last: bool,
     ) -> Result<()> {
-        let (sum, n) = std::mem::take(&mut self.epoch_loss);
-        let mean = sum / n.max(1) as f64;
-        if mean < self.best_loss {
-            self.best_loss = mean;
+        if mean_loss < self.best_loss {
+            self.best_loss = mean_loss;
             if let Some(mut b) = self.best.take() {
                 copy_nets(&mut b, &self.nets)?;
                 self.best = Some(b);
@@ -574,7 +552,7 @@ mod tests {
         let vs = nn::VarStore::new(Device::Cpu);
         let mut gcn = Gcn::new(vs.root(), 1, 1, 1);
         tch::no_grad(|| {
-            let _ = gcn.layers[0].0.fill_(-1.0);
+            let _ = gcn.layers[0].0.weight.fill_(-1.0);
         });
         let mut v = view(2, &[(0, 1)]);
         v.x = vec![1.0, 3.0];
