@@ -20,6 +20,7 @@ import csv
 import glob
 import json
 import os
+import re
 import statistics as st
 import sys
 
@@ -27,6 +28,8 @@ from scipy import stats
 
 
 SETS = ["MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI"]
+# <program>-<data set>-<seed>, the program possibly with a variant (official-code)
+NAME = re.compile(rf"^(.+)-({'|'.join(SETS)})-(\d+)$")
 
 
 def load(path):
@@ -47,12 +50,10 @@ def main():
     rows, speed, whole = [], {}, {}
     for f in sorted(glob.glob(f"{out}/*-*-*.json")):
         name = os.path.basename(f)[: -len(".json")]
-        if name.count(".") or name.count("-") < 2:
+        found = NAME.match(name)
+        if found is None:
             continue  # *.magcl_eval.json, *.official_eval.json
-        prog = name.split("-")[0]
-        if name.split("-")[1] not in SETS and name.split("-")[1] + "-" + name.split("-")[2] not in SETS:
-            prog = "-".join(name.split("-")[:2])
-        ds, seed = name[len(prog) + 1:].rsplit("-", 1)
+        prog, ds, seed = found.groups()
         rec = load(f)
         if rec is None:
             continue
