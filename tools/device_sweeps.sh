@@ -9,9 +9,7 @@
 set -u
 LIMIT=${1:-540}
 D=$PWD/.devcarry
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
-SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 M=$D/bin/magcl
 [ -f "$D/prev.tgz" ] && tar xzf "$D/prev.tgz"

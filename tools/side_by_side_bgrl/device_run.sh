@@ -21,9 +21,7 @@ D=$PWD/.devcarry T=$PWD/tools/side_by_side_bgrl
 KEEP=/tmp/bgrl-keep; mkdir -p $KEEP/logs $KEEP/emb
 [ -f "$D/bgrl_prev.tgz" ] && tar xzf "$D/bgrl_prev.tgz" -C /
 PY=${PYTHON:-python3}
-TL=$($PY -c 'import torch,os;print(os.path.dirname(torch.__file__))')
-SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data PYTHONUNBUFFERED=1
 M=$D/new/magcl-torch
 W=/tmp/bgrl-official

@@ -7,8 +7,7 @@
 #   P=8 bash tools/side_by_side_bgrl/epochs_probe.sh SECONDS
 set -u
 LIMIT=${1:-540}
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))'); SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$PWD/.devcarry/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 export M=$PWD/.devcarry/new/magcl-torch R=/tmp/epochs-probe
 mkdir -p $R; nvidia-smi -L > $R/machine.txt; $M --version >> $R/machine.txt

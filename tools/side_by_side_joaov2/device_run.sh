@@ -17,9 +17,7 @@ D=$PWD/.devcarry T=$PWD/tools/side_by_side_joaov2
 W=/tmp/joao-out; mkdir -p $W
 # resumable: the runs an earlier call finished (its joao.tgz, carried back as joao_prev.tgz)
 [ -f $D/joao_prev.tgz ] && tar xzf $D/joao_prev.tgz -C /tmp
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
-SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 CUDA_VISIBLE_DEVICES=
 M=$D/bin/magcl

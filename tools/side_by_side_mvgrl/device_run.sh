@@ -19,9 +19,7 @@ LIMIT=${1:-540} P=${P:-12} SETS=${SETS:-"MUTAG PROTEINS"} SEEDS=${SEEDS:-"0 1 2 
 D=$PWD/.devcarry T=$PWD/tools/side_by_side_mvgrl
 W=/tmp/mvgrl-out; mkdir -p $W
 [ -f $D/mvgrl_prev.tgz ] && tar xzf $D/mvgrl_prev.tgz -C /tmp
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
-SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data PYTHONUNBUFFERED=1
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 M=$D/bin/magcl

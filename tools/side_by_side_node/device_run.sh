@@ -24,9 +24,7 @@ KEEP=/tmp/sbs-keep; mkdir -p $KEEP/logs $KEEP/emb
 [ -f "$D/sbs_prev.tgz" ] && tar xzf "$D/sbs_prev.tgz" -C /
 # RERUN_MAGCL=1: magcl's runs again (a new binary), the official ones kept
 [ "${RERUN_MAGCL:-0}" = 1 ] && rm -f $KEEP/logs/*-magcl-*
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))')
-SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':')${LD_LIBRARY_PATH:-}
+. tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data PYTHONUNBUFFERED=1
 M=$D/new/magcl-torch
 W=/tmp/sbs-official

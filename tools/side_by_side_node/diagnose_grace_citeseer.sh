@@ -9,8 +9,8 @@
 #   bash tools/side_by_side_node/diagnose_grace_citeseer.sh
 set -u
 D=$PWD/.devcarry; T=$PWD/tools/side_by_side_node; W=/tmp/dc; mkdir -p $W/emb
-TL=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__))'); SP=$(dirname "$TL")
-export LD_LIBRARY_PATH=$TL/lib:$(ls -d "$SP"/nvidia/*/lib 2>/dev/null | tr '\n' ':') MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
+. tools/torch_libs.sh
+export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 cp -r $D/official/GRACE $D/official/GCA $W/ && python3 $T/patch_official.py $W/GRACE $W/GCA > /dev/null || exit 1
 export HOME=/tmp/dc-home; mkdir -p $HOME/datasets/CiteSeer/CiteSeer/raw; cp $D/mirror/planetoid/ind.citeseer.* $HOME/datasets/CiteSeer/CiteSeer/raw/
 python3 -c "
