@@ -89,3 +89,28 @@ pub fn default_for(task: crate::params::Task) -> Result<&'static MethodEntry> {
         .find(|e| !e.baseline && e.supports(task))
         .ok_or_else(|| Error::Config(format!("no method runs at the {task:?} level")))
 }
+
+#[cfg(test)]
+mod tests {
+    /// Reports name methods through `magcl_report::format`'s table; a built-in method
+    /// without a line there would appear under its registry name (`joaov2`) in every table.
+    #[test]
+    fn every_builtin_method_has_a_report_name() {
+        for e in super::BUILTIN {
+            if e.name == "untrained" {
+                // Its rows are labelled `untrained-<method>`, named from that method.
+                continue;
+            }
+            let shown = magcl_report::format::method_name(e.name);
+            assert_ne!(
+                shown, e.name,
+                "{}: add its display name to display() in crates/magcl-report/src/format.rs",
+                e.name
+            );
+        }
+        assert_eq!(
+            magcl_report::format::method_name("untrained-mvgrl"),
+            "MVGRL, untrained"
+        );
+    }
+}

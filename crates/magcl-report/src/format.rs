@@ -14,6 +14,8 @@ fn display(m: &str) -> Option<&'static str> {
         "gca" => "GCA",
         "bgrl" => "BGRL",
         "infograph" => "InfoGraph",
+        "joaov2" => "JOAOv2",
+        "mvgrl" => "MVGRL",
         "wl" => "WL subtree kernel",
         "degree" => "Degree histogram",
         "features" => "Raw features",
