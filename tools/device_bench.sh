@@ -10,13 +10,14 @@
 # does by default); DEVICE cpu or cuda; JOBS defaults to 4 per GPU for cuda and to
 # every core but two for cpu. Every worker runs at one thread, so CPU rows are
 # bit-reproducible on any machine at that thread count. EXTRA (environment) adds bench
-# arguments, e.g. EXTRA="--only method=mvgrl,untrained-mvgrl"; two parts of one sweep
-# can run at once into the same file (each row is one appended line), e.g. the CPU
-# methods on the cores and MVGRL on the GPUs:
-#   EXTRA="--only method=infograph,joaov2,untrained-infograph,untrained-joaov2" \
-#     bash tools/device_bench.sh 570 configs/graph_methods.toml cpu 56 &
-#   EXTRA="--only method=mvgrl,untrained-mvgrl" \
-#     bash tools/device_bench.sh 570 configs/graph_methods.toml cuda 16; wait
+# arguments, e.g. EXTRA="--only method=mvgrl,untrained-mvgrl". Two parts of one sweep can
+# run at once, each into its own file in the sweep's folder (bench locks the file it
+# writes, so a second bench on the same file stops at once), e.g. the CPU methods on the
+# cores and MVGRL on the GPUs; `magcl report` reads both files:
+#   EXTRA="--only method=infograph,joaov2 --out results/graph_methods/graph_methods.cpu.csv" \
+#     bash tools/device_bench.sh 570 configs/graph_methods.toml cpu 18 &
+#   EXTRA="--only method=mvgrl" bash tools/device_bench.sh 570 configs/graph_methods.toml cuda 12
+#   wait; tar czf "$OUT/results.tgz" results/graph_methods   # both parts' rows
 set -u
 LIMIT=${1:?seconds} CONFIG=${2:?config} DEV=${3:?cpu or cuda}
 D=$PWD/.devcarry
