@@ -146,7 +146,8 @@ outside [0, 100], NMI outside [0, 1] and non-finite values are errors \
 with a verdict each (confirmed / opposite sign / not reproduced / cannot tell / not \
 measured; definitions in the output and in docs/report.md). Rows of the baselines \
 (untrained-*, wl, degree, features) add the floor section: each method's paired gain over \
-its untrained encoder and its gap to the classical floors.";
+its untrained encoder and its gap to the classical floors. --only keeps the rows it names \
+(as bench --only keeps cells), before any of this is computed.";
 
 const BENCH_SPEED: &str = "\
 Epoch times are the median of the timed epochs, after a warm-up. Each CASE is

@@ -22,7 +22,7 @@ enum Command {
     Eval(eval::EvalArgs),
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Bench(TensorArgs),
-    Report(report::ReportArgs),
+    Report(Box<report::ReportArgs>),
     #[command(disable_help_flag = true, disable_version_flag = true)]
     BenchSpeed(TensorArgs),
 }
@@ -60,7 +60,7 @@ fn run() -> i32 {
         Command::Report(a) if a.sweep.is_some() => return exec_torch(&argv),
         Command::Datasets(a) => datasets::run(a),
         Command::Eval(a) => eval::run(a),
-        Command::Report(a) => report::run(a, None),
+        Command::Report(a) => report::run(*a, None),
     };
     match result {
         Ok(()) => 0,

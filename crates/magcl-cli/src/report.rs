@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 
+use magcl_core::only::Only;
 use magcl_report::claims::{verdict_csv, verdict_markdown, ClaimsFile};
 use magcl_report::{
     floor, plot, raster, render, write_file, BuildOptions, HolmScope, Metric, Report,
@@ -73,6 +74,14 @@ pub struct ReportArgs {
     /// the report) instead of refusing them.
     #[arg(long)]
     pub allow_mixed_commits: bool,
+    /// Report only the rows with these values, as `magcl bench --only` keeps cells, e.g.
+    /// `--only ma=none,"ARS code"` (one MA reading beside the baseline) or `--only
+    /// dataset=MUTAG,NCI1 --only method=graphcl`. Keys: dataset, method, seed, ma,
+    /// variant, evaluator; `ma=ARS` also keeps `ARS gin+filter`. Holm's correction, the
+    /// floor and the claims see only the rows kept; the report's first line names the
+    /// filter and how many rows it left out.
+    #[arg(long, value_name = "KEY=V[,V…]")]
+    pub only: Vec<String>,
 }
 
 /// Writes an SVG and its PNG copy (same stem, `.png`).
@@ -95,7 +104,8 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
     let options = BuildOptions {
         allow_mixed_commits: args.allow_mixed_commits,
     };
-    let mut report = Report::from_files_with(&args.files, metric, options)?;
+    let only = Only::parse_all(&args.only)?;
+    let mut report = Report::from_files_only(&args.files, metric, options, &only)?;
     if !report.cross_commit_duplicates.is_empty() {
         eprintln!(
             "note: {} cell(s) appear in rows of two commits; the first row of each is used, both are listed in the report",

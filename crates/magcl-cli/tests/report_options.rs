@@ -201,3 +201,58 @@ fn reports_without_curve_data_are_unchanged() {
     assert!(!dir.join("p-bars.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--only` keeps rows before anything is built: the seed from a second commit is left
+/// out (so the mixed-commit refusal above no longer applies), a value no row has is
+/// named with the values present, and a filter that keeps nothing is refused.
+#[test]
+fn only_keeps_the_rows_it_names_before_the_report_is_built() {
+    let dir = scratch("only");
+    let csv = dir.join("r.csv");
+    let file = csv.to_str().unwrap();
+    write(
+        &csv,
+        &[
+            row("graphcl", 0, 80.0, "aaa"),
+            row("graphcl", 1, 81.0, "bbb").tap_dataset("NCI1"),
+            row("graphcl", 2, 82.0, "bbb"),
+        ],
+    );
+    assert!(run(args(&[file]), None).is_err(), "MUTAG mixes two commits");
+    run(args(&[file, "--only", "seed=0,1"]), None).unwrap();
+    run(
+        args(&[file, "--only", "dataset=mutag", "--only", "seed=2"]),
+        None,
+    )
+    .unwrap();
+    let msg = format!(
+        "{:#}",
+        run(args(&[file, "--only", "dataset=Cora"]), None).unwrap_err()
+    );
+    assert!(
+        msg.contains("dataset=Cora") && msg.contains("'NCI1'"),
+        "{msg}"
+    );
+    let msg = format!(
+        "{:#}",
+        run(args(&[file, "--only", "dataset=NCI1,seed=0"]), None).unwrap_err()
+    );
+    assert!(msg.contains("no row passes"), "{msg}");
+    let msg = format!(
+        "{:#}",
+        run(args(&[file, "--only", "epochs=20"]), None).unwrap_err()
+    );
+    assert!(msg.contains("unknown key 'epochs'"), "{msg}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+trait TapDataset {
+    fn tap_dataset(self, d: &str) -> Self;
+}
+
+impl TapDataset for ResultRow {
+    fn tap_dataset(mut self, d: &str) -> Self {
+        self.dataset = d.into();
+        self
+    }
+}

@@ -40,6 +40,7 @@ pub(crate) use magcl_eval::stats;
 use crate::error::{Error, Result};
 use crate::results::{read_rows_located, ResultRow};
 use crate::stats::{PairedComparison, Summary};
+use magcl_core::only::Only;
 
 pub mod claims;
 pub mod config;
@@ -175,6 +176,9 @@ pub struct Report {
     pub metric: Metric,
     pub files: Vec<PathBuf>,
     pub rows: usize,
+    /// The `--only` that chose the rows, with the number of rows it left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only: Option<(String, usize)>,
     /// Rows dropped because an earlier row had the same config hash.
     pub duplicate_rows: usize,
     /// Rows without a value for the metric.
@@ -346,6 +350,18 @@ fn variant_sort_key(v: &str) -> Vec<(String, Option<i64>)> {
         .collect()
 }
 
+/// A row's value of an `--only` key.
+fn row_value(r: &ResultRow, key: &str) -> String {
+    match key {
+        "dataset" => r.dataset.clone(),
+        "method" => r.method.clone(),
+        "seed" => r.seed.to_string(),
+        "ma" => r.ma.clone(),
+        "variant" => r.variant.clone(),
+        _ => r.evaluator.clone(),
+    }
+}
+
 impl Report {
     /// Reads result files and builds the report.
     pub fn from_files(files: &[PathBuf], metric: Metric) -> Result<Report> {
@@ -358,19 +374,42 @@ impl Report {
         metric: Metric,
         options: BuildOptions,
     ) -> Result<Report> {
+        Report::from_files_only(files, metric, options, &Only::default())
+    }
+
+    /// [`Report::from_files_with`] over the rows `only` keeps (`magcl report --only`,
+    /// matched as `magcl bench --only` matches cells: datasets and methods
+    /// case-insensitively, `ma=ARS` also keeping `ARS gin+filter`, …). A value no row
+    /// has is an error, as is a filter that keeps nothing.
+    pub fn from_files_only(
+        files: &[PathBuf],
+        metric: Metric,
+        options: BuildOptions,
+        only: &Only,
+    ) -> Result<Report> {
         if files.is_empty() {
             return Err(Error::Config("no result file given".into()));
         }
-        let mut rows = Vec::new();
-        let mut origins = Vec::new();
+        let mut located = Vec::new();
         for f in files {
             for (r, line) in read_rows_located(f)? {
-                rows.push(r);
-                origins.push(format!("{}:{line}", f.display()));
+                located.push((r, format!("{}:{line}", f.display())));
             }
         }
+        let read = located.len();
+        let located = only.apply(located, "row", |(r, _), k| row_value(r, k), &|_, _| false)?;
+        if located.is_empty() {
+            return Err(Error::Config(format!(
+                "--only {only}: no row passes every key"
+            )));
+        }
+        let left_out = read - located.len();
+        let (rows, origins): (Vec<ResultRow>, Vec<String>) = located.into_iter().unzip();
         let mut report = Report::build_inner(rows, Some(&origins), metric, options)?;
         report.files = files.to_vec();
+        if !only.is_empty() {
+            report.only = Some((only.to_string(), left_out));
+        }
         Ok(report)
     }
 
@@ -550,6 +589,7 @@ impl Report {
         Ok(Report {
             metric,
             files: Vec::new(),
+            only: None,
             rows: total,
             duplicate_rows,
             missing_metric,

@@ -42,6 +42,9 @@ pub fn markdown(r: &Report) -> String {
             .map(|f| format!("`{}`", f.display()))
             .collect();
         let _ = write!(s, "From {} ({} rows", names.join(", "), r.rows);
+        if let Some((only, left_out)) = &r.only {
+            let _ = write!(s, " kept by `--only {only}`; {left_out} left out");
+        }
         if r.duplicate_rows > 0 {
             let _ = write!(
                 s,

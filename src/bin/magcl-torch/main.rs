@@ -43,7 +43,7 @@ static OPENMP_SETTINGS: extern "C" fn(i32, *const *const c_char, *const *const c
 enum Command {
     Train(Box<train::TrainArgs>),
     Bench(bench::BenchArgs),
-    Report(report::ReportArgs),
+    Report(Box<report::ReportArgs>),
     BenchSpeed(speed::SpeedArgs),
 }
 
@@ -87,7 +87,7 @@ fn main() {
         Command::Train(a) => train::run(*a),
         Command::Bench(a) => bench::run(a),
         Command::Report(a) if a.sweep.is_none() => not_here(&mut cli, "report", " without --sweep"),
-        Command::Report(a) => report::run(a, Some(report_sweep::report_missing_cells)),
+        Command::Report(a) => report::run(*a, Some(report_sweep::report_missing_cells)),
         Command::BenchSpeed(a) => speed::run(a),
     };
     if let Err(e) = result {

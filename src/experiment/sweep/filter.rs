@@ -1,56 +1,24 @@
 //! `--only`: restricting a sweep to the cells with given datasets, methods, seeds, MA
 //! settings, variants or evaluators.
-use std::collections::BTreeMap;
+use magcl_core::only::Only;
 
 use super::Cell;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::experiment::config::MethodName;
 
-/// A `--only` filter: `key=v1,v2,key2=v3` (a bare value continues the previous key), keys
-/// `dataset`, `method`, `seed`, `ma`, `variant`, `evaluator`. A cell passes when, for
-/// every key named, its value is one of those listed.
+/// A `--only` filter over a sweep's cells (parsed and matched by
+/// [`magcl_core::only::Only`], which `magcl report` applies to rows): `key=v1,v2,key2=v3`,
+/// keys `dataset`, `method`, `seed`, `ma`, `variant`, `evaluator`. A method may be named
+/// by a registry alias.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    pub keys: BTreeMap<String, Vec<String>>,
+    pub only: Only,
 }
-
-const FILTER_KEYS: &[&str] = &["dataset", "method", "seed", "ma", "variant", "evaluator"];
 
 impl Filter {
     /// Adds one `--only` argument.
     pub fn add(&mut self, arg: &str) -> Result<()> {
-        let mut current: Option<String> = None;
-        for token in arg.split(',') {
-            let token = token.trim();
-            if token.is_empty() {
-                continue;
-            }
-            let value = if let Some((k, v)) = token.split_once('=') {
-                let k = k.trim().to_ascii_lowercase();
-                let k = k
-                    .strip_suffix('s')
-                    .filter(|k| FILTER_KEYS.contains(k))
-                    .map(str::to_string)
-                    .unwrap_or(k);
-                if !FILTER_KEYS.contains(&k.as_str()) {
-                    return Err(Error::Config(format!(
-                        "--only {arg}: unknown key '{k}'; expected {}",
-                        FILTER_KEYS.join(", ")
-                    )));
-                }
-                current = Some(k);
-                v.trim()
-            } else {
-                token
-            };
-            let key = current.clone().ok_or_else(|| {
-                Error::Config(format!(
-                    "--only {arg}: expected key=value, e.g. dataset=MUTAG"
-                ))
-            })?;
-            self.keys.entry(key).or_default().push(value.to_string());
-        }
-        Ok(())
+        Ok(self.only.add(arg)?)
     }
 
     fn value(cell: &Cell, key: &str) -> String {
@@ -64,59 +32,17 @@ impl Filter {
         }
     }
 
-    fn matches_value(key: &str, wanted: &str, actual: &str) -> bool {
-        match key {
-            // `adgcl-fixed` is AD-GCL with the fixed augmenter (`RunConfig::method_label`)
-            "method" => {
-                wanted.eq_ignore_ascii_case(actual)
-                    || MethodName::parse(wanted)
-                        .map(|m| m.as_str() == actual)
-                        .unwrap_or(false)
-            }
-            "dataset" => wanted.eq_ignore_ascii_case(actual),
-            // `ma=ARS` also matches `ARS gin+filter` (the tricks without the GIN mode).
-            "ma" => {
-                wanted.eq_ignore_ascii_case(actual)
-                    || actual
-                        .split_whitespace()
-                        .next()
-                        .is_some_and(|t| t.eq_ignore_ascii_case(wanted))
-            }
-            _ => wanted == actual,
-        }
+    /// `adgcl-fixed` is AD-GCL with the fixed augmenter (`RunConfig::method_label`); a
+    /// registry alias names its method.
+    fn alias(wanted: &str, actual: &str) -> bool {
+        MethodName::parse(wanted)
+            .map(|m| m.as_str() == actual)
+            .unwrap_or(false)
     }
 
     /// The cells that pass; an error if a listed value matches no cell at all (a typo).
     pub fn apply(&self, cells: Vec<Cell>) -> Result<Vec<Cell>> {
-        for (key, wanted) in &self.keys {
-            let present: Vec<String> = {
-                let mut v: Vec<String> = cells.iter().map(|c| Self::value(c, key)).collect();
-                v.sort();
-                v.dedup();
-                v
-            };
-            for w in wanted {
-                if !present.iter().any(|p| Self::matches_value(key, w, p)) {
-                    return Err(Error::Config(format!(
-                        "--only {key}={w}: no cell has this {key}; the sweep has {}",
-                        present
-                            .iter()
-                            .map(|p| format!("'{p}'"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )));
-                }
-            }
-        }
-        Ok(cells
-            .into_iter()
-            .filter(|c| {
-                self.keys.iter().all(|(key, wanted)| {
-                    let actual = Self::value(c, key);
-                    wanted.iter().any(|w| Self::matches_value(key, w, &actual))
-                })
-            })
-            .collect())
+        Ok(self.only.apply(cells, "cell", Self::value, &Self::alias)?)
     }
 }
 
