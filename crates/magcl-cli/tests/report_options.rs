@@ -246,6 +246,24 @@ fn only_keeps_the_rows_it_names_before_the_report_is_built() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A result file with a header and no rows is refused for what it is (no rows read), as
+/// before `--only` existed; the filter's "keeps nothing" error is for a filter only.
+#[test]
+fn a_file_without_rows_is_named_as_such_without_only() {
+    let dir = scratch("empty");
+    let csv = dir.join("r.csv");
+    write(&csv, &[]);
+    let msg = format!(
+        "{:#}",
+        run(args(&[csv.to_str().unwrap()]), None).unwrap_err()
+    );
+    assert!(
+        msg.contains("0 rows read") && !msg.contains("--only"),
+        "{msg}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 trait TapDataset {
     fn tap_dataset(self, d: &str) -> Self;
 }

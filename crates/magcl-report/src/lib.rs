@@ -398,7 +398,7 @@ impl Report {
         }
         let read = located.len();
         let located = only.apply(located, "row", |(r, _), k| row_value(r, k), &|_, _| false)?;
-        if located.is_empty() {
+        if located.is_empty() && !only.is_empty() {
             return Err(Error::Config(format!(
                 "--only {only}: no row passes every key"
             )));
