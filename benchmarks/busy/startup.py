@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start-up cost of magcl's libgomp re-exec: the same binary with GOMP_SPINCOUNT already set
-(no re-exec) and unset (one re-exec from .preinit_array), alternated, for `magcl --version`
-and `magcl datasets list`. Prints medians and ranges; with --out appends CSV rows. The
+(no re-exec) and unset (one re-exec from .preinit_array), alternated, for `magcl-torch --version`
+and `magcl-torch train --help`. Prints medians and ranges; with --out appends CSV rows. The
 re-exec lives in `magcl-torch` (the `magcl` binary loads no libtorch and re-execs nothing),
 so measure that binary:
 
@@ -21,7 +21,7 @@ ap.add_argument("--cores", help="pin to these cores, e.g. 0,1")
 ap.add_argument("--out")
 a = ap.parse_args()
 cores = {int(c) for c in a.cores.split(",")} if a.cores else None
-commands = {"--version": ["--version"], "datasets list": ["datasets", "list"]}
+commands = {"--version": ["--version"], "train --help": ["train", "--help"]}
 modes = {"re-exec": {}, "no re-exec": {"GOMP_SPINCOUNT": "0"}}
 times = {}
 for i in range(a.reps):

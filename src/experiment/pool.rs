@@ -330,7 +330,8 @@ pub fn fmt_secs(s: f64) -> String {
     }
 }
 
-/// Runs `magcl train --config CFG --json --quiet --threads T --device D [extra]` with the
+/// Runs `magcl train --config CFG --json --quiet [--threads T] --device D [extra]` (no
+/// `--threads` when T is 0: the worker's default) with the
 /// given worker in a child process (killed if this process dies) and parses the run record
 /// it prints as its last stdout line. Errors carry the worker's last stderr lines.
 pub fn run_worker(
@@ -353,8 +354,13 @@ pub fn run_worker(
         .arg(&cfg_path)
         .arg("--json")
         .arg("--quiet")
-        .arg("--threads")
-        .arg(threads.to_string())
+        // 0: the worker's own default (`magcl train` without --threads)
+        .args(
+            (threads > 0)
+                .then(|| ["--threads".to_string(), threads.to_string()])
+                .into_iter()
+                .flatten(),
+        )
         .arg("--device")
         .arg(device)
         .args(extra)

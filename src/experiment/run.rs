@@ -28,6 +28,18 @@ pub struct RunOptions {
     pub save_embeddings: Option<PathBuf>,
     /// Train only (for timing): no evaluation, `accuracy` stays 0 and `evaluated` false.
     pub skip_eval: bool,
+    /// Threads of the graph-level evaluation (the SVMs' folds and grid on the rayon pool);
+    /// 0: the global pool. The count changes no result, only the time.
+    pub eval_threads: usize,
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (on the global pool when 0 or when such
+/// a pool cannot be made).
+fn on_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    match (threads > 0).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build()) {
+        Some(Ok(pool)) => pool.install(f),
+        _ => f(),
+    }
 }
 
 /// What a run produced.
@@ -364,7 +376,7 @@ fn run_graph(
         _ => 0,
     };
     let (protocol, classifier) = graph_evaluation(cfg, every > 0)?;
-    let score = |e: &Embeddings| -> Result<eval::CvResult> {
+    let score_on = |e: &Embeddings| -> Result<eval::CvResult> {
         Ok(match &e.sparse {
             // the graph-kernel baselines' count vectors
             Some(s) => eval::run_protocol_sparse(&protocol, &classifier, s, &data.labels, cfg.seed)
@@ -378,6 +390,8 @@ fn run_graph(
             )?,
         })
     };
+    let score =
+        |e: &Embeddings| -> Result<eval::CvResult> { on_pool(opts.eval_threads, || score_on(e)) };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
     let log = m.train(cfg.epochs, &mut |epoch, model| {
         if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {

@@ -334,4 +334,36 @@ mod tests {
         assert_eq!(m, 2.5);
         assert!((s - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
     }
+
+    /// `magcl train` runs the graph-level evaluation on a pool of every core and the
+    /// training on one thread: the evaluation's numbers must not depend on the pool's
+    /// size. Every classifier, with and without the validation split, on 1 and 3 threads.
+    #[test]
+    fn results_do_not_depend_on_the_pool_size() {
+        let (n, d) = (90, 5);
+        let mut state = 11u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 40) as f32) / (1u64 << 24) as f32
+        };
+        let y: Vec<u32> = (0..n).map(|i| (i % 3) as u32).collect();
+        let x: Vec<f32> = (0..n * d)
+            .map(|k| next() + if k % d == y[k / d] as usize { 0.6 } else { 0.0 })
+            .collect();
+        let on = |threads: usize, f: &(dyn Fn() -> CvResult + Sync)| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(f)
+        };
+        for ev in Evaluator::ALL {
+            let plain = || evaluate(ev, &x, n, d, &y, None, 5).unwrap();
+            let val = || evaluate_with_validation(ev, &x, n, d, &y, None, 5).unwrap();
+            assert_eq!(on(1, &plain), on(3, &plain), "{}", ev.name());
+            assert_eq!(on(1, &val), on(3, &val), "{} with validation", ev.name());
+        }
+    }
 }

@@ -39,7 +39,8 @@ pub struct SpeedArgs {
     /// auto | cpu | cuda | cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// CPU threads per case [default: all cores].
+    /// CPU threads per case [default: what `magcl train` picks: 1 for graph-level cases,
+    /// all cores for node-level ones].
     #[arg(long)]
     pub threads: Option<usize>,
     /// CSV to append to (speed rows are measurements of the code, not experiment results:
@@ -139,7 +140,6 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         .map(|n| n.get())
         .unwrap_or(1);
     crate::train::check_threads(a.threads)?;
-    let threads = a.threads.unwrap_or(cores).max(1);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -165,6 +165,9 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         "peak MB"
     );
     for (case, cfg) in &configs {
+        // without --threads each case runs as `magcl train` would: its default thread
+        // count (0 passes none to the worker)
+        let threads = a.threads.unwrap_or(0);
         let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
             .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         let o = &rec.outcome;

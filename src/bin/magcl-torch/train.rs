@@ -108,10 +108,13 @@ pub struct TrainArgs {
     /// the CPU for smaller ones (faster there: docs/performance.md, "CPU or GPU").
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// CPU threads (libtorch intra-op and the data pipeline); default: all cores. At most 256 (or the number of cores, where larger). The count is
-    /// recorded in the run's config. Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that
-    /// a busy machine costs a share of the CPU, not minutes) unless GOMP_SPINCOUNT or
-    /// OMP_WAIT_POLICY is set: see docs/performance.md.
+    /// CPU threads of libtorch and the data pipeline (and, when given, of the evaluation);
+    /// default: 1 for graph-level runs (small batches: faster, and unhurt by a busy core)
+    /// with their evaluation on all cores, all cores for node-level runs. At
+    /// most 256 (or the number of cores, where larger). The count is recorded in the run's
+    /// config. Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that a busy machine costs
+    /// a share of the CPU, not minutes) unless GOMP_SPINCOUNT or OMP_WAIT_POLICY is set:
+    /// see docs/performance.md.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to
@@ -396,44 +399,86 @@ pub fn check_threads(threads: Option<usize>) -> anyhow::Result<()> {
     }
 }
 
+/// The libtorch thread count of a run when neither `--threads` nor its config sets one:
+/// one thread for graph-level runs, all cores for node-level ones.
+///
+/// Graph-level batches are small (tens to a few thousand nodes): a second libtorch thread
+/// gains little per operation and pays a wake-up at every one, and on a machine where
+/// another process keeps a core busy every operation waits for the thread that shares it.
+/// At one thread GraphCL, SimGRACE and AD-GCL epochs on MUTAG, PROTEINS and NCI1 were
+/// within 1.10 of both cores spinning on the 2-core machine, and at most 1.2× slower
+/// beside a busy core;
+/// node-level runs (Cora: N × N similarities) are 1.7–5× faster on every core
+/// (docs/performance.md, "Threads by default"). The graph-level evaluation runs on a rayon
+/// pool of every core (its results do not depend on the pool's size).
+pub fn default_threads(task: magcl::params::Task) -> usize {
+    match task {
+        magcl::params::Task::Graph => 1,
+        magcl::params::Task::Node => tch::get_num_threads().max(1) as usize,
+    }
+}
+
 /// The thread count a run uses and records in its config: `--threads`, else the config's
-/// own (a sweep's `threads` override, or a saved config), else libtorch's default for this
-/// machine.
-pub fn resolve_threads(flag: Option<usize>, in_config: usize) -> anyhow::Result<usize> {
+/// own (a sweep's `threads` override, or a saved config), else [`default_threads`].
+pub fn resolve_threads(
+    flag: Option<usize>,
+    in_config: usize,
+    task: magcl::params::Task,
+) -> anyhow::Result<usize> {
     let n = match (flag, in_config) {
         (Some(n), _) => n,
-        (None, 0) => (tch::get_num_threads().max(1)) as usize,
+        (None, 0) => default_threads(task),
         (None, n) => n,
     };
     check_threads(Some(n)).map_err(|e| anyhow::anyhow!("threads = {n} in the run config: {e}"))?;
     Ok(n)
 }
 
-/// Applies `--threads` to libtorch and the rayon pool (once per process).
-pub fn set_threads(threads: Option<usize>) {
-    if let Some(n) = threads.filter(|&n| n > 0) {
-        tch::set_num_threads(n as i32);
+/// Sets libtorch's intra-op thread count to `torch` and sizes the global rayon pool
+/// (augmentation, data preparation, evaluation unless it has its own) to `pool` (once per
+/// process). The rayon pool's size changes no result (its work is split into pieces whose
+/// results do not depend on it), so only `torch` is recorded.
+pub fn set_threads(torch: usize, pool: usize) {
+    if torch > 0 {
+        tch::set_num_threads(torch as i32);
+    }
+    if pool > 0 {
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
+            .num_threads(pool)
             .build_global();
     }
+}
+
+/// The cores this process may use.
+pub fn usable_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     let mut cfg = build_config(&a)?;
     check_threads(a.threads)?;
-    cfg.threads = resolve_threads(a.threads, cfg.threads)?;
+    // a count the user or the sweep chose holds for the rayon pool too (a sweep's workers
+    // share the cores); the default leaves the pool every core
+    let chosen = a.threads.is_some() || cfg.threads != 0;
+    cfg.threads = resolve_threads(a.threads, cfg.threads, cfg.task)?;
     cfg.fill_env()?;
     if a.print_config {
         outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());
     }
-    set_threads(Some(cfg.threads));
+    // training's data pipeline on a pool as large as libtorch's (a second rayon thread
+    // slowed one-thread graph-level epochs by 6–38%); the graph-level evaluation on every
+    // core unless a count was chosen (benchmarks/threads/README.md)
+    set_threads(cfg.threads, cfg.threads);
+    let eval_threads = if chosen { 0 } else { usable_cores() };
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,
+        eval_threads,
     };
     let outcome = runner::run_catching_panics(&cfg, &opts)?;
     let record = RunRecord::new(&cfg, outcome);
@@ -530,6 +575,21 @@ mod tests {
         assert!(check_threads(Some(100_000)).is_err());
         assert!(check_threads(Some(0)).is_err());
         assert!(check_threads(Some(2)).is_ok());
+    }
+
+    /// The flag wins, then the config's count; without either graph-level runs get one
+    /// libtorch thread and node-level runs libtorch's default for the machine.
+    #[test]
+    fn thread_count_precedence_and_defaults() {
+        use magcl::params::Task;
+        assert_eq!(resolve_threads(Some(3), 2, Task::Graph).unwrap(), 3);
+        assert_eq!(resolve_threads(None, 2, Task::Graph).unwrap(), 2);
+        assert_eq!(resolve_threads(None, 0, Task::Graph).unwrap(), 1);
+        assert_eq!(
+            resolve_threads(None, 0, Task::Node).unwrap(),
+            tch::get_num_threads().max(1) as usize
+        );
+        assert!(resolve_threads(None, 100_000, Task::Node).is_err());
     }
 
     #[test]
