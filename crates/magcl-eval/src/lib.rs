@@ -294,6 +294,18 @@ pub fn evaluate_with_validation(
     )
 }
 
+/// The tests' pseudo-random source: a 64-bit linear congruential generator (Knuth's MMIX
+/// constants) whose every call advances `state` and returns it.
+#[cfg(test)]
+pub(crate) fn lcg(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,13 +353,8 @@ mod tests {
     #[test]
     fn results_do_not_depend_on_the_pool_size() {
         let (n, d) = (90, 5);
-        let mut state = 11u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 40) as f32) / (1u64 << 24) as f32
-        };
+        let mut raw = lcg(11);
+        let mut next = || ((raw() >> 40) as f32) / (1u64 << 24) as f32;
         let y: Vec<u32> = (0..n).map(|i| (i % 3) as u32).collect();
         let x: Vec<f32> = (0..n * d)
             .map(|k| next() + if k % d == y[k / d] as usize { 0.6 } else { 0.0 })

@@ -141,13 +141,8 @@ mod tests {
     /// path must hand to the library.
     #[test]
     fn equals_the_library_exp_bit_for_bit() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64) / ((1u64 << 53) as f64)
-        };
+        let mut raw = crate::lcg(0x9e37_79b9_7f4a_7c15);
+        let mut next = || ((raw() >> 11) as f64) / ((1u64 << 53) as f64);
         let mut d: Vec<f64> = (0..4_000_000)
             .map(|i| match i % 4 {
                 0 => next() * 2.0,

@@ -1108,15 +1108,10 @@ mod tests {
     /// A deterministic pseudo-random problem: `m` points in 3-D (some duplicated, so
     /// that the selection scans meet exact ties), labels ±1 with a noisy rule.
     fn problem(m: usize, seed: u64, gamma: f64) -> (Vec<f32>, Vec<f64>) {
-        let mut s = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 11) as f64) / ((1u64 << 53) as f64)
-        };
+        // the first step only mixes the seed (the values start from the second)
+        let mut raw = crate::lcg(seed);
+        raw();
+        let mut next = || ((raw() >> 11) as f64) / ((1u64 << 53) as f64);
         let mut x: Vec<[f64; 3]> = Vec::with_capacity(m);
         let mut y = Vec::with_capacity(m);
         for t in 0..m {

@@ -229,13 +229,8 @@ mod tests {
         // 60 samples of small integer counts (every sum is exact), two classes that
         // differ in which columns they tend to fill
         let (n, d) = (60, 12);
-        let mut state = 7u64;
-        let mut next = || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as u32
-        };
+        let mut raw = crate::lcg(7);
+        let mut next = || (raw() >> 33) as u32;
         let y: Vec<u32> = (0..n).map(|i| (i % 2) as u32).collect();
         let rows: Vec<Vec<(u32, f64)>> = (0..n)
             .map(|i| {
