@@ -94,6 +94,14 @@ pub unsafe fn reexec_with_openmp_settings(argv: *const *const c_char, envp: *con
     }
 }
 
+/// The cores this process may use (Rust's count: affinity mask and cgroup quota; 1 when
+/// unknown).
+pub fn usable_cores() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
 /// The CPUs this process may use (Rust's count: affinity mask and cgroup quota) when that
 /// is fewer than the affinity mask alone (libgomp's default thread count); `None` when the
 /// two agree or either is unknown.

@@ -33,15 +33,6 @@ pub struct RunOptions {
     pub eval_threads: usize,
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (on the global pool when 0 or when such
-/// a pool cannot be made).
-fn on_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    match (threads > 0).then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build()) {
-        Some(Ok(pool)) => pool.install(f),
-        _ => f(),
-    }
-}
-
 /// What a run produced.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(default)]
@@ -390,8 +381,22 @@ fn run_graph(
             )?,
         })
     };
-    let score =
-        |e: &Embeddings| -> Result<eval::CvResult> { on_pool(opts.eval_threads, || score_on(e)) };
+    // the evaluation's own pool, made once per run (AD-GCL evaluates every few epochs);
+    // the global pool when none is asked for or one cannot be made
+    let eval_pool = (opts.eval_threads > 0)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(opts.eval_threads)
+                .build()
+                .ok()
+        })
+        .flatten();
+    let score = |e: &Embeddings| -> Result<eval::CvResult> {
+        match &eval_pool {
+            Some(pool) => pool.install(|| score_on(e)),
+            None => score_on(e),
+        }
+    };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
     let log = m.train(cfg.epochs, &mut |epoch, model| {
         if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {

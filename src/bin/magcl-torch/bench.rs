@@ -89,9 +89,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     // numbers): a sweep that fixes it (`[overrides] threads = N`) gives the same rows on
     // every machine; otherwise each cell gets --threads or cores / jobs, recorded in its
     // config and hash before anything is compared with the result file.
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let cores = crate::runtime::usable_cores();
     let (jobs, why) = match args.jobs {
         Some(j) => (j, "from --jobs".to_string()),
         None => default_jobs(&cells, cores),
@@ -273,7 +271,7 @@ fn write_manifest(
         "git_commit": env!("MAGCL_GIT_COMMIT"),
         "magcl_version": env!("CARGO_PKG_VERSION"),
         "machine": crate::runtime::machine(),
-        "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        "cores": crate::runtime::usable_cores(),
         "device": args.device,
         "gpus": args.gpus,
         "jobs": jobs,

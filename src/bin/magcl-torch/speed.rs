@@ -136,10 +136,11 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         .collect::<anyhow::Result<_>>()?;
     let worker = worker_program()?;
     let tmp = tempfile::tempdir().context("cannot create a temporary folder")?;
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let cores = crate::runtime::usable_cores();
     crate::train::check_threads(a.threads)?;
+    // without --threads each case runs as `magcl train` would: its default thread count
+    // (0 passes none to the worker)
+    let threads = a.threads.unwrap_or(0);
     if let Some(dir) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -165,9 +166,6 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         "peak MB"
     );
     for (case, cfg) in &configs {
-        // without --threads each case runs as `magcl train` would: its default thread
-        // count (0 passes none to the worker)
-        let threads = a.threads.unwrap_or(0);
         let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
             .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         let o = &rec.outcome;

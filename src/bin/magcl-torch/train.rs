@@ -381,10 +381,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
 /// The most threads `--threads` accepts: 256, or the machine's cores where it has more.
 /// Far more threads than cores only slows a run down (every parallel step wakes them all).
 pub fn max_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .max(256)
+    magcl::runtime::usable_cores().max(256)
 }
 
 /// Checks a `--threads` value: at least 1, at most [`max_threads`].
@@ -408,7 +405,7 @@ pub fn check_threads(threads: Option<usize>) -> anyhow::Result<()> {
 /// At one thread GraphCL, SimGRACE and AD-GCL epochs on MUTAG, PROTEINS and NCI1 were
 /// within 1.10 of both cores spinning on the 2-core machine, and at most 1.2× slower
 /// beside a busy core;
-/// node-level runs (Cora: N × N similarities) are 1.7–5× faster on every core
+/// node-level runs (Cora: N × N similarities) are 1.9–4.9× faster on every core
 /// (docs/performance.md, "Threads by default"). The graph-level evaluation runs on a rayon
 /// pool of every core (its results do not depend on the pool's size).
 pub fn default_threads(task: magcl::params::Task) -> usize {
@@ -434,26 +431,17 @@ pub fn resolve_threads(
     Ok(n)
 }
 
-/// Sets libtorch's intra-op thread count to `torch` and sizes the global rayon pool
-/// (augmentation, data preparation, evaluation unless it has its own) to `pool` (once per
-/// process). The rayon pool's size changes no result (its work is split into pieces whose
-/// results do not depend on it), so only `torch` is recorded.
-pub fn set_threads(torch: usize, pool: usize) {
-    if torch > 0 {
-        tch::set_num_threads(torch as i32);
-    }
-    if pool > 0 {
+/// Sets libtorch's intra-op thread count and the global rayon pool (augmentation, data
+/// preparation, and the evaluation unless it has its own pool) to `n` (once per process).
+/// The rayon pool's size changes no result (its work is split into pieces whose results
+/// do not depend on it).
+pub fn set_threads(n: usize) {
+    if n > 0 {
+        tch::set_num_threads(n as i32);
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(pool)
+            .num_threads(n)
             .build_global();
     }
-}
-
-/// The cores this process may use.
-pub fn usable_cores() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
 }
 
 pub fn run(a: TrainArgs) -> anyhow::Result<()> {
@@ -470,9 +458,13 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     }
     // training's data pipeline on a pool as large as libtorch's (a second rayon thread
     // slowed one-thread graph-level epochs by 6–38%); the graph-level evaluation on every
-    // core unless a count was chosen (benchmarks/threads/README.md)
-    set_threads(cfg.threads, cfg.threads);
-    let eval_threads = if chosen { 0 } else { usable_cores() };
+    // core unless a count was chosen (benchmarks/history/thread_defaults/README.md)
+    set_threads(cfg.threads);
+    let eval_threads = if chosen {
+        0
+    } else {
+        magcl::runtime::usable_cores()
+    };
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
