@@ -17,6 +17,9 @@
 // 3. A scalar copied back behind the work that computes it, read later without waiting
 //    for work queued after it.
 // 4. MKL's vendor check, answered "Intel" so that MKL runs its AVX2 kernels on AMD CPUs.
+// 5. Deferred running estimates: 2 and 2b can leave batch norm's running estimates alone
+//    and hand back the batch's statistics, folded in later in a fixed order, so that two
+//    branches of a step (GraphCL's views) can run their forward passes at the same time.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
@@ -347,9 +350,28 @@ struct BnForward {
   at::Tensor y, mean, invstd;
 };
 
+// running = (1 − momentum)·running + momentum·batch for one batch of n rows with channel
+// means `mean` and sums of squared deviations `sq` (unbiased variance sq / (n − 1)).
+void fold_running(const at::Tensor& running_mean, const at::Tensor& running_var,
+                  const float* mean, const double* sq, int64_t n, double momentum) {
+  at::NoGradGuard guard;
+  const int64_t c = running_mean.numel();
+  float* rm = running_mean.data_ptr<float>();
+  float* rv = running_var.data_ptr<float>();
+  for (int64_t j = 0; j < c; ++j) {
+    rm[j] = static_cast<float>((1.0 - momentum) * rm[j] + momentum * mean[j]);
+    rv[j] = static_cast<float>((1.0 - momentum) * rv[j] + momentum * sq[j] / (n - 1));
+  }
+}
+
+//
+// With `deferred` given (2·C + 1 doubles; null: update in place) the running estimates
+// are not touched: the batch's means, sums of squared deviations and row count go there
+// instead, for fold_deferred (5.) to fold in later — in the order the caller chooses, with the same
+// arithmetic.
 BnForward bn_forward(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias,
                      const at::Tensor& running_mean, const at::Tensor& running_var,
-                     double momentum, double eps) {
+                     double momentum, double eps, const at::Tensor* deferred) {
   TORCH_CHECK(x_in.device().is_cpu() && x_in.scalar_type() == at::kFloat && x_in.dim() == 2,
               "batch_norm_train: expected a 2-D float CPU tensor");
   const at::Tensor x = x_in.contiguous();
@@ -372,14 +394,19 @@ BnForward bn_forward(const at::Tensor& x_in, const at::Tensor& weight, const at:
     mp[j] = mean[j];
     ip[j] = static_cast<float>(1.0 / std::sqrt(sq[j] / n + eps));
   }
-  {
-    at::NoGradGuard guard;
-    float* rm = running_mean.data_ptr<float>();
-    float* rv = running_var.data_ptr<float>();
+  if (deferred != nullptr) {
+    // the batch's statistics, for fold_running later (running estimates left alone)
+    TORCH_CHECK(deferred->scalar_type() == at::kDouble && deferred->is_contiguous() &&
+                    deferred->numel() == 2 * c + 1,
+                "batch_norm_train: the deferred statistics need ", 2 * c + 1, " doubles");
+    double* d = deferred->data_ptr<double>();
     for (int64_t j = 0; j < c; ++j) {
-      rm[j] = static_cast<float>((1.0 - momentum) * rm[j] + momentum * mean[j]);
-      rv[j] = static_cast<float>((1.0 - momentum) * rv[j] + momentum * sq[j] / (n - 1));
+      d[j] = mean[j];
+      d[c + j] = sq[j];
     }
+    d[2 * c] = static_cast<double>(n);
+  } else {
+    fold_running(running_mean, running_var, mean.data(), sq.data(), n, momentum);
   }
   const float* w = weight.data_ptr<float>();
   const float* b = bias.data_ptr<float>();
@@ -434,9 +461,10 @@ struct BatchNormTrain : public torch::autograd::Function<BatchNormTrain> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x_in,
                             const at::Tensor& weight, const at::Tensor& bias,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
-                            double momentum, double eps) {
+                            double momentum, double eps, const at::Tensor* deferred) {
     const at::Tensor x = x_in.contiguous();
-    BnForward f = bn_forward(x, weight, bias, running_mean, running_var, momentum, eps);
+    BnForward f =
+        bn_forward(x, weight, bias, running_mean, running_var, momentum, eps, deferred);
     ctx->save_for_backward({x, weight, f.mean, f.invstd});
     return f.y;
   }
@@ -444,7 +472,8 @@ struct BatchNormTrain : public torch::autograd::Function<BatchNormTrain> {
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto saved = ctx->get_saved_variables();
     BnBackward b = bn_backward(saved[0], grad[0], saved[1], saved[2], saved[3]);
-    return {b.dx, b.dw, b.db, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    return {b.dx,         b.dw,         b.db,        at::Tensor(),
+            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -497,14 +526,15 @@ struct MlpBnForward {
 MlpBnForward mlp_bn_forward(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& b1,
                             const at::Tensor& w2, const at::Tensor& b2, const at::Tensor& gamma,
                             const at::Tensor& beta, const at::Tensor& running_mean,
-                            const at::Tensor& running_var, double momentum, double eps) {
+                            const at::Tensor& running_var, double momentum, double eps,
+                            const at::Tensor* deferred) {
   TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
               "gin_mlp_bn: expected a 2-D float CPU tensor");
   at::Tensor r1 = at::addmm(b1, x, w1.t());
   relu_inplace(r1.data_ptr<float>(), r1.numel());
   at::Tensor r2 = at::addmm(b2, r1, w2.t());
   relu_inplace(r2.data_ptr<float>(), r2.numel());
-  BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps);
+  BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps, deferred);
   return {f.y, r1, r2, f.mean, f.invstd};
 }
 
@@ -539,9 +569,9 @@ struct GinMlpBn : public torch::autograd::Function<GinMlpBn> {
                             const at::Tensor& b1, const at::Tensor& w2, const at::Tensor& b2,
                             const at::Tensor& gamma, const at::Tensor& beta,
                             const at::Tensor& running_mean, const at::Tensor& running_var,
-                            double momentum, double eps) {
-    MlpBnForward f =
-        mlp_bn_forward(x, w1, b1, w2, b2, gamma, beta, running_mean, running_var, momentum, eps);
+                            double momentum, double eps, const at::Tensor* deferred) {
+    MlpBnForward f = mlp_bn_forward(x, w1, b1, w2, b2, gamma, beta, running_mean, running_var,
+                                    momentum, eps, deferred);
     ctx->save_for_backward({x, w1, w2, f.r1, f.r2, gamma, f.mean, f.invstd});
     return f.y;
   }
@@ -550,8 +580,8 @@ struct GinMlpBn : public torch::autograd::Function<GinMlpBn> {
     const auto s = ctx->get_saved_variables();
     MlpBnGrads g = mlp_bn_backward(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], grad[0],
                                    ctx->needs_input_grad(0));
-    return {g.dx,    g.dw1,        g.db1,        g.dw2,        g.db2,       g.dgamma,
-            g.dbeta, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+    return {g.dx,    g.dw1,        g.db1,        g.dw2,        g.db2,        g.dgamma,
+            g.dbeta, at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -579,11 +609,12 @@ extern "C" at::Tensor* magcl_batch_norm_train(const at::Tensor* x, const at::Ten
                                               const at::Tensor* bias,
                                               const at::Tensor* running_mean,
                                               const at::Tensor* running_var, double momentum,
-                                              double eps, char* err, size_t err_len) {
+                                              double eps, const at::Tensor* deferred, char* err,
+                                              size_t err_len) {
   return guarded(
       [&] {
         return BatchNormTrain::apply(*x, *weight, *bias, *running_mean, *running_var, momentum,
-                                     eps);
+                                     eps, deferred->defined() ? deferred : nullptr);
       },
       err, err_len);
 }
@@ -593,13 +624,39 @@ extern "C" at::Tensor* magcl_gin_mlp_bn(const at::Tensor* x, const at::Tensor* w
                                         const at::Tensor* b2, const at::Tensor* gamma,
                                         const at::Tensor* beta, const at::Tensor* running_mean,
                                         const at::Tensor* running_var, double momentum,
-                                        double eps, char* err, size_t err_len) {
+                                        double eps, const at::Tensor* deferred, char* err,
+                                        size_t err_len) {
   return guarded(
       [&] {
         return GinMlpBn::apply(*x, *w1, *b1, *w2, *b2, *gamma, *beta, *running_mean,
-                               *running_var, momentum, eps);
+                               *running_var, momentum, eps,
+                               deferred->defined() ? deferred : nullptr);
       },
       err, err_len);
+}
+
+// 5. Folds batch statistics written by a deferred batch norm (`deferred` above: means,
+//    sums of squared deviations, row count) into running estimates, with the arithmetic
+//    the in-place update uses. Returns 0, or 1 with the message in `err`.
+extern "C" int magcl_fold_deferred(const at::Tensor* running_mean, const at::Tensor* running_var,
+                                   const at::Tensor* deferred, double momentum, char* err,
+                                   size_t err_len) {
+  try {
+    const int64_t c = running_mean->numel();
+    TORCH_CHECK(deferred->scalar_type() == at::kDouble && deferred->numel() == 2 * c + 1 &&
+                    running_var->numel() == c,
+                "fold_deferred: statistics of ", deferred->numel(), " doubles for ", c,
+                " channels");
+    const double* d = deferred->data_ptr<double>();
+    std::vector<float> mean(c);
+    for (int64_t j = 0; j < c; ++j) mean[j] = static_cast<float>(d[j]);
+    fold_running(*running_mean, *running_var, mean.data(), d + c,
+                 static_cast<int64_t>(d[2 * c]), momentum);
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e, err, err_len);
+    return 1;
+  }
 }
 
 // Entry points: each returns a new tensor (owned by the caller), or null with the

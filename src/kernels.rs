@@ -63,9 +63,19 @@ extern "C" {
         running_var: *const C_tensor,
         momentum: f64,
         eps: f64,
+        deferred: *const C_tensor,
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
+
+    fn magcl_fold_deferred(
+        running_mean: *const C_tensor,
+        running_var: *const C_tensor,
+        deferred: *const C_tensor,
+        momentum: f64,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> i32;
 
     fn magcl_set_grad(
         param: *const C_tensor,
@@ -83,6 +93,7 @@ extern "C" {
         running_var: *const C_tensor,
         momentum: f64,
         eps: f64,
+        deferred: *const C_tensor,
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
@@ -189,6 +200,113 @@ pub fn with_reference_ops<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Batch statistics of training-mode batch norms run under [`deferring_norm_updates`],
+/// whose running estimates were left as they were; [`DeferredNorms::fold`] folds them in.
+#[derive(Default)]
+pub struct DeferredNorms(Vec<Deferred>);
+
+/// One batch norm's statistics: its running buffers, the batch's means, sums of squared
+/// deviations and row count (`2 C + 1` doubles), and its momentum.
+struct Deferred {
+    running_mean: Tensor,
+    running_var: Tensor,
+    stats: Tensor,
+    momentum: f64,
+}
+
+thread_local! {
+    /// Statistics held back on this thread, when [`deferring_norm_updates`] is running.
+    static DEFERRED: std::cell::RefCell<Option<Vec<Deferred>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with the running-estimate updates of every training-mode batch norm it calls
+/// on this thread held back: `f` sees the running estimates as they were, and what each
+/// batch norm would have folded in comes back, in call order. Folding those afterwards
+/// ([`DeferredNorms::fold`]) gives the estimates, bit for bit, that running `f` plainly
+/// would have; this lets two branches of a step run concurrently over shared batch norms
+/// and fold their statistics in a fixed order. Only the CPU kernels can hold back: a batch
+/// norm that would take the libtorch form inside `f` panics (callers check
+/// [`cpu_kernels_enabled`] and the device first).
+pub fn deferring_norm_updates<R>(f: impl FnOnce() -> R) -> (R, DeferredNorms) {
+    struct Restore(Option<Vec<Deferred>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DEFERRED.with(|d| *d.borrow_mut() = self.0.take());
+        }
+    }
+    let restore = Restore(DEFERRED.with(|d| d.borrow_mut().replace(Vec::new())));
+    let out = f();
+    let held = DEFERRED.with(|d| d.borrow_mut().take()).unwrap_or_default();
+    drop(restore);
+    (out, DeferredNorms(held))
+}
+
+impl DeferredNorms {
+    /// How many batch norms were held back.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Folds the held-back statistics into their running estimates, in call order.
+    pub fn fold(self) {
+        for d in self.0 {
+            let mut err = [0 as c_char; 512];
+            // SAFETY: live tensors for the duration of the call; the running buffers are
+            // updated in place through their storage, as the in-place update does.
+            let rc = unsafe {
+                magcl_fold_deferred(
+                    d.running_mean.as_ptr(),
+                    d.running_var.as_ptr(),
+                    d.stats.as_ptr(),
+                    d.momentum,
+                    err.as_mut_ptr(),
+                    err.len(),
+                )
+            };
+            if rc != 0 {
+                // SAFETY: on failure the C++ side wrote a NUL-terminated message.
+                let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+                panic!("folding batch statistics failed: {}", msg.to_string_lossy());
+            }
+        }
+    }
+}
+
+/// The tensor a batch norm kernel writes its statistics to instead of updating the
+/// running estimates, when this thread holds them back (an undefined tensor otherwise).
+fn deferred_stats(running_mean: &Tensor, running_var: &Tensor, momentum: f64) -> Tensor {
+    DEFERRED.with(|d| match d.borrow_mut().as_mut() {
+        None => Tensor::new(),
+        Some(held) => {
+            let c = running_mean.numel() as i64;
+            let stats = Tensor::zeros([2 * c + 1], (Kind::Double, Device::Cpu));
+            held.push(Deferred {
+                running_mean: running_mean.shallow_clone(),
+                running_var: running_var.shallow_clone(),
+                stats: stats.shallow_clone(),
+                momentum,
+            });
+            stats
+        }
+    })
+}
+
+/// Whether this thread holds batch-norm updates back ([`deferring_norm_updates`]).
+fn deferring() -> bool {
+    DEFERRED.with(|d| d.borrow().is_some())
+}
+
+/// Whether operations on this thread take their CPU kernels (not turned off by
+/// [`with_reference_ops`]).
+pub fn cpu_kernels_enabled() -> bool {
+    !reference_ops()
+}
+
 /// Whether `x` is what the CPU kernels of this module take: a CPU f32 `N × C` matrix with
 /// at least two rows (training-mode batch norm needs two), and kernels are not turned off.
 fn cpu_kernel_applies(x: &Tensor) -> bool {
@@ -214,8 +332,15 @@ pub fn batch_norm_train(
 ) -> Tensor {
     let (weight, bias) = match (weight, bias) {
         (Some(w), Some(b)) if cpu_kernel_applies(x) => (w, b),
-        _ => return batch_norm_libtorch(x, weight, bias, running_mean, running_var, momentum, eps),
+        _ => {
+            assert!(
+                !deferring(),
+                "batch norm: running estimates can be held back only in the CPU kernel"
+            );
+            return batch_norm_libtorch(x, weight, bias, running_mean, running_var, momentum, eps);
+        }
     };
+    let deferred = deferred_stats(running_mean, running_var, momentum);
     let mut err = [0 as c_char; 512];
     // SAFETY: as for `csr_matmul`; the running buffers are updated in place through
     // their (shared) storage, which is what PyTorch's batch norm does too.
@@ -228,6 +353,7 @@ pub fn batch_norm_train(
             running_var.as_ptr(),
             momentum,
             eps,
+            deferred.as_ptr(),
             err.as_mut_ptr(),
             err.len(),
         )
@@ -291,6 +417,7 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
             eps,
         );
     };
+    let deferred = deferred_stats(p.running_mean, p.running_var, momentum);
     let mut err = [0 as c_char; 512];
     // SAFETY: as for `batch_norm_train`.
     let out = unsafe {
@@ -306,6 +433,7 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
             p.running_var.as_ptr(),
             momentum,
             eps,
+            deferred.as_ptr(),
             err.as_mut_ptr(),
             err.len(),
         )

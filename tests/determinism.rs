@@ -131,6 +131,78 @@ fn graph_methods_repeat_exactly_at_one_two_and_three_threads() {
     }
 }
 
+/// Without `--threads` a graph-level run trains on one libtorch thread and, where two
+/// cores are usable, runs its step's two branches (GraphCL's views, SimGRACE's clean and
+/// perturbed passes) on two threads: the numbers — and the config, hash included — are
+/// those of `--threads 1`.
+#[test]
+fn concurrent_branches_give_the_one_thread_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &[
+            "--method",
+            "graphcl",
+            "--dataset",
+            "synthetic",
+            "--epochs",
+            "3",
+            "--seed",
+            "4",
+        ][..],
+        &[
+            "--method",
+            "graphcl",
+            "--dataset",
+            "synthetic",
+            "--epochs",
+            "2",
+            "--seed",
+            "4",
+            "--ma",
+        ][..],
+        &[
+            "--method",
+            "simgrace",
+            "--dataset",
+            "synthetic",
+            "--epochs",
+            "2",
+            "--seed",
+            "5",
+            "--ma",
+        ][..],
+    ] {
+        let (one, hash) = run_with_hash(args, 1, dir.path());
+        let out = Command::new(BIN)
+            .arg("train")
+            .args(args)
+            .args(["--json", "--device", "cpu"])
+            .env_remove("MAGCL_DATA_MIRROR")
+            .env("MAGCL_DATA_DIR", dir.path())
+            .output()
+            .expect("run magcl train");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rec: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON record");
+        assert_eq!(rec["config_hash"].as_str().unwrap(), hash, "{args:?}");
+        let losses: Vec<f64> = rec["epoch_losses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(losses, one.0, "{args:?}: losses");
+        assert_eq!(
+            rec["accuracy"].as_f64().unwrap(),
+            one.1,
+            "{args:?}: accuracy"
+        );
+    }
+}
+
 #[test]
 fn node_model_repeats_exactly() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,7 @@
 //! and `anchor`, the augmented one under `negatives`; the other follows K′.
 use tch::Device;
 
+use super::branches;
 use super::optim::Adam;
 use super::{Checked, GraphRunner, MethodParams};
 use super::{GraphData, GraphMethod, Tower};
@@ -108,16 +109,31 @@ impl GraphMethod for GraphCl {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
         let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
-        let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
-        let augmented = augment_views(&data.views, ids, self.policy.as_ref(), self.seed, epoch);
-        let augmented = Batch::collate(&augmented, data.dim);
-        let g1 = original.to_tensors(device);
-        let g2 = augmented.to_tensors(device);
-        let z1 = self.model.project(&g1, &k1, true);
-        let z2 = self.model.project(&g2, &k2, true);
-        let loss = self.loss.loss(&z1, &z2);
+        let (model, policy, seed) = (&self.model, self.policy.as_ref(), self.seed);
+        // The two views' forward passes, at the same time where `branches` allows.
+        // SAFETY: both closures only read the shared model and data, and each builds its
+        // own batch and graph tensors.
+        let (z1, z2) = unsafe {
+            branches::forward_pair(
+                device,
+                || {
+                    let original = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
+                    model.project(&original.to_tensors(device), &k1, true)
+                },
+                || {
+                    let augmented = augment_views(&data.views, ids, policy, seed, epoch);
+                    let augmented = Batch::collate(&augmented, data.dim);
+                    model.project(&augmented.to_tensors(device), &k2, true)
+                },
+            )
+        };
+        // The loss's gradient with respect to each view's output, then each view's
+        // backward pass (again at the same time where allowed).
+        let (u1, u2) = (branches::leaf(&z1), branches::leaf(&z2));
+        let loss = self.loss.loss(&u1, &u2);
         self.opt.zero_grad();
         loss.backward();
+        branches::backward_pair(device, (z1, u1.grad()), (z2, u2.grad()));
         self.opt.step();
         Ok(loss.double_value(&[]))
     }
@@ -181,6 +197,36 @@ mod tests {
         let (_, losses, emb) = train_toy(cfg, |p| GraphCl::new(p, 1, Device::Cpu).unwrap());
         assert_eq!(emb.len(), 40 * 96);
         (losses, emb)
+    }
+
+    /// The two views' passes at the same time (`branches`) give the numbers of running them
+    /// one after the other, bit for bit: losses, embeddings and batch-norm estimates.
+    #[test]
+    fn concurrent_views_change_no_number() {
+        use crate::methods::branches::with_concurrency;
+        let _g = crate::rng::torch_lock();
+        for ma in [false, true] {
+            let cfg = config(ma);
+            let run_with = |on| {
+                with_concurrency(on, || {
+                    let (m, losses, emb) =
+                        train_toy(&cfg, |p| GraphCl::new(p, 1, Device::Cpu).unwrap());
+                    let bn: Vec<Vec<f32>> = m
+                        .model
+                        .encoder
+                        .bns
+                        .iter()
+                        .flat_map(|b| [&b.running_mean, &b.running_var])
+                        .map(|t| Vec::<f32>::try_from(t).unwrap())
+                        .collect();
+                    (losses, emb, bn)
+                })
+            };
+            let (serial, concurrent) = (run_with(false), run_with(true));
+            assert_eq!(serial.0, concurrent.0, "losses, MA {ma}");
+            assert!(serial.1 == concurrent.1, "embeddings, MA {ma}");
+            assert!(serial.2 == concurrent.2, "batch-norm estimates, MA {ma}");
+        }
     }
 
     #[test]

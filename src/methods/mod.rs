@@ -22,6 +22,7 @@ use crate::rng::{self, streams};
 
 pub mod adgcl;
 pub mod bgrl;
+pub mod branches;
 pub mod degree;
 pub mod features;
 pub mod gca;

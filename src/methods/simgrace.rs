@@ -7,6 +7,7 @@
 //! perturbed one under `anchor`; the other follows K′.
 use tch::{Device, Tensor};
 
+use super::branches;
 use super::optim::Adam;
 use super::{sorted_vars, GraphData, GraphMethod, Tower};
 use super::{Checked, GraphRunner, MethodParams};
@@ -165,21 +166,7 @@ impl SimGrace {
     /// Refreshes the perturbed copy from the current weights; the noise of step `step`
     /// comes from the stream `(seed, PERTURB, step, parameter index)`.
     pub fn perturb(&mut self, step: u64) {
-        tch::no_grad(|| {
-            for (i, t) in self.twins.iter_mut().enumerate() {
-                if t.perturb {
-                    let noise = rng::normal_tensor(
-                        self.seed,
-                        &[streams::PERTURB, step, i as u64],
-                        &t.main.size(),
-                        t.main.device(),
-                    );
-                    perturb_into(&t.main, &noise, &mut t.vice, self.eta);
-                } else {
-                    t.vice.copy_(&t.main);
-                }
-            }
-        });
+        perturb_twins(&mut self.twins, self.seed, self.eta, step);
     }
 
     /// Names of the perturbed parameters (the encoder's) and of the copied ones.
@@ -199,15 +186,48 @@ impl SimGrace {
     }
 }
 
+/// [`SimGrace::perturb`] on the parameter pairs `twins`: reads the main parameters, writes
+/// only the perturbed copies.
+fn perturb_twins(twins: &mut [Twin], seed: u64, eta: f64, step: u64) {
+    tch::no_grad(|| {
+        for (i, t) in twins.iter_mut().enumerate() {
+            if t.perturb {
+                let noise = rng::normal_tensor(
+                    seed,
+                    &[streams::PERTURB, step, i as u64],
+                    &t.main.size(),
+                    t.main.device(),
+                );
+                perturb_into(&t.main, &noise, &mut t.vice, eta);
+            } else {
+                t.vice.copy_(&t.main);
+            }
+        }
+    });
+}
+
 impl GraphMethod for SimGrace {
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
-        let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
+        let batch = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
         let (k_clean, k_perturbed) =
             ma::place(self.sampler.sample(step, epoch as u64), self.k_first);
-        self.perturb(step);
-        let clean = self.model.project(&g, &k_clean, true);
-        let perturbed = tch::no_grad(|| self.vice.project(&g, &k_perturbed, true));
+        let (model, vice, twins) = (&self.model, &self.vice, &mut self.twins);
+        let (seed, eta) = (self.seed, self.eta);
+        // The clean and the perturbed branch, at the same time where `branches` allows.
+        // SAFETY: the clean branch reads the model; the perturbed one reads the model's
+        // parameters and writes only its own copies (`twins`' perturbed halves, which the
+        // clean branch never touches); each builds its own graph tensors.
+        let (clean, perturbed) = unsafe {
+            branches::forward_pair(
+                device,
+                || model.project(&batch.to_tensors(device), &k_clean, true),
+                || {
+                    perturb_twins(twins, seed, eta, step);
+                    tch::no_grad(|| vice.project(&batch.to_tensors(device), &k_perturbed, true))
+                },
+            )
+        };
         let loss = self.loss.loss(&perturbed, &clean);
         self.opt.zero_grad();
         loss.backward();
@@ -239,6 +259,38 @@ mod tests {
     fn config(eta: f64) -> TestConfig {
         let o = serde_json::json!({"simgrace": {"eta": eta}, "hidden": 64});
         TestConfig::new("simgrace", "toy", None, 1, o).unwrap()
+    }
+
+    /// The clean and perturbed passes at the same time (`branches`) give the numbers of
+    /// running them one after the other, bit for bit.
+    #[test]
+    fn concurrent_branches_change_no_number() {
+        use crate::methods::branches::with_concurrency;
+        use crate::methods::tests::train_toy;
+        let _g = crate::rng::torch_lock();
+        for ma in [false, true] {
+            let o = serde_json::json!({"epochs": 2, "batch_size": 16, "ma": {"enabled": ma}});
+            let cfg = TestConfig::new("simgrace", "toy", None, 2, o).unwrap();
+            let run_with = |on| {
+                with_concurrency(on, || {
+                    let (m, losses, emb) =
+                        train_toy(&cfg, |p| SimGrace::new(p, 1, Device::Cpu).unwrap());
+                    let bn: Vec<Vec<f32>> = m
+                        .model
+                        .encoder
+                        .bns
+                        .iter()
+                        .flat_map(|b| [&b.running_mean, &b.running_var])
+                        .map(|t| Vec::<f32>::try_from(t).unwrap())
+                        .collect();
+                    (losses, emb, bn)
+                })
+            };
+            let (serial, concurrent) = (run_with(false), run_with(true));
+            assert_eq!(serial.0, concurrent.0, "losses, MA {ma}");
+            assert!(serial.1 == concurrent.1, "embeddings, MA {ma}");
+            assert!(serial.2 == concurrent.2, "batch-norm estimates, MA {ma}");
+        }
     }
 
     #[test]

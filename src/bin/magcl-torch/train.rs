@@ -460,6 +460,12 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     // slowed one-thread graph-level epochs by 6–38%); the graph-level evaluation on every
     // core unless a count was chosen (benchmarks/history/thread_defaults/README.md)
     set_threads(cfg.threads);
+    // under the default policy a graph-level step runs its two branches (GraphCL's views,
+    // SimGRACE's clean and perturbed passes) on two threads where two cores are usable;
+    // the numbers are the same either way (magcl::methods::branches)
+    magcl::methods::branches::set_concurrent(
+        !chosen && cfg.task == magcl::params::Task::Graph && magcl::runtime::usable_cores() >= 2,
+    );
     let eval_threads = if chosen {
         0
     } else {
