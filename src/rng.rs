@@ -6,11 +6,16 @@ pub use magcl_core::rng::*;
 /// moved to `device`: the same numbers on every device and whatever else uses libtorch's
 /// global generator.
 pub fn normal_tensor(seed: u64, keys: &[u64], shape: &[i64], device: tch::Device) -> tch::Tensor {
-    use rand_distr::{Distribution, StandardNormal};
-    let n: i64 = shape.iter().product();
-    let mut r = stream(seed, keys);
-    let v: Vec<f32> = (0..n).map(|_| StandardNormal.sample(&mut r)).collect();
+    let v = normal_vec(seed, keys, shape.iter().product::<i64>() as usize);
     tch::Tensor::from_slice(&v).view(shape).to_device(device)
+}
+
+/// [`normal_tensor`]'s draws as a vector of `n` values (the same values for the same
+/// stream).
+pub fn normal_vec(seed: u64, keys: &[u64], n: usize) -> Vec<f32> {
+    use rand_distr::{Distribution, StandardNormal};
+    let mut r = stream(seed, keys);
+    (0..n).map(|_| StandardNormal.sample(&mut r)).collect()
 }
 
 /// A tensor of i.i.d. U(lo, hi) draws from the stream `(seed, keys)` (see [`normal_tensor`]).

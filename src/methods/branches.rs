@@ -97,6 +97,36 @@ impl<T> AssertSend<T> {
     }
 }
 
+/// Runs `f` (a training loop) on one of the branch threads when concurrent branches are on
+/// for the CPU, else on this thread; blocks until it returns. Inside, each step's
+/// [`forward_pair`] and [`backward_pair`] start their second branch as a task the other
+/// branch thread may take, and run it themselves if that thread has not woken up by the
+/// time the first is done: no step waits for a thread to be woken, which on a virtual
+/// machine took 0.5–1.5 ms a step when every step was handed over from the main thread.
+/// This thread's [`with_concurrency`] setting goes along.
+///
+/// # Safety
+/// `f` may borrow values that are not `Send`: the caller is blocked until `f` returns, so
+/// they are used by one thread at a time, as if `f` ran here — but `f` must not rely on
+/// this thread's thread-local state other than the concurrency setting (libtorch's grad
+/// mode, [`crate::kernels::with_reference_ops`]: with the latter on, `f` runs here).
+pub unsafe fn on_pool<R>(f: impl FnOnce() -> R) -> R {
+    if !concurrent(Device::Cpu) || pool().current_thread_index().is_some() {
+        return f();
+    }
+    let setting = OVERRIDE.with(|c| c.get());
+    let f = AssertSend(f);
+    pool()
+        .install(move || {
+            let f = f.into_inner();
+            AssertSend(match setting {
+                Some(on) => with_concurrency(on, f),
+                None => f(),
+            })
+        })
+        .into_inner()
+}
+
 /// Runs the forward passes of a step's two branches and returns both results: at the same
 /// time when [`concurrent`] on `device`, with batch norm's running estimates held back in
 /// each and folded in afterwards, `first`'s first; else `first`, then `second`, on this

@@ -678,6 +678,18 @@ pub fn train_graph_method<M: GraphMethod + ?Sized>(
     cfg: &LoopConfig,
     mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
 ) -> Result<TrainLog> {
+    // SAFETY: the loop runs on one thread at a time (this one blocks meanwhile) and reads
+    // no thread-local state but the concurrency setting, which `on_pool` carries over.
+    unsafe { branches::on_pool(|| train_loop(method, data, cfg, &mut after_epoch)) }
+}
+
+/// [`train_graph_method`]'s loop.
+fn train_loop<M: GraphMethod + ?Sized>(
+    method: &mut M,
+    data: &GraphData,
+    cfg: &LoopConfig,
+    after_epoch: &mut impl FnMut(usize, &M) -> Result<()>,
+) -> Result<TrainLog> {
     let per_epoch = epoch_batches(data.views.len(), cfg.batch_size, cfg.seed, 0).len();
     let pb = progress_bar((cfg.epochs * per_epoch) as u64, cfg.progress, "train");
     let mut log = TrainLog::default();

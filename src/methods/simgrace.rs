@@ -77,6 +77,33 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
     out.copy_(&(p + noise * (eta * std)));
 }
 
+/// [`perturb_into`] with the noise of stream `(seed, keys)`: on the CPU (f32, contiguous,
+/// kernels on) one pass over the memory instead of four operations and their temporaries,
+/// with the same float arithmetic (`p + ε · s`, each step rounded to f32, `s = η · std`
+/// rounded to f32 as a scalar multiplier is), so the same bits.
+fn perturb_from_stream(p: &Tensor, out: &mut Tensor, eta: f64, seed: u64, keys: &[u64]) {
+    let fused = crate::kernels::cpu_kernels_enabled() && p.size() == out.size();
+    if let (true, Some(src), Some(dst)) = (
+        fused,
+        crate::kernels::cpu_f32(p),
+        crate::kernels::cpu_f32_mut(out),
+    ) {
+        let std = if src.len() > 1 {
+            p.std(true).double_value(&[])
+        } else {
+            0.0
+        };
+        let scale = (eta * if std.is_finite() { std } else { 0.0 }) as f32;
+        let noise = rng::normal_vec(seed, keys, src.len());
+        for ((o, &w), &e) in dst.iter_mut().zip(src).zip(&noise) {
+            *o = w + e * scale;
+        }
+        return;
+    }
+    let noise = rng::normal_tensor(seed, keys, &p.size(), p.device());
+    perturb_into(p, &noise, out, eta);
+}
+
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
     "simgrace",
@@ -192,13 +219,8 @@ fn perturb_twins(twins: &mut [Twin], seed: u64, eta: f64, step: u64) {
     tch::no_grad(|| {
         for (i, t) in twins.iter_mut().enumerate() {
             if t.perturb {
-                let noise = rng::normal_tensor(
-                    seed,
-                    &[streams::PERTURB, step, i as u64],
-                    &t.main.size(),
-                    t.main.device(),
-                );
-                perturb_into(&t.main, &noise, &mut t.vice, eta);
+                let keys = [streams::PERTURB, step, i as u64];
+                perturb_from_stream(&t.main, &mut t.vice, eta, seed, &keys);
             } else {
                 t.vice.copy_(&t.main);
             }
@@ -290,6 +312,33 @@ mod tests {
             assert_eq!(serial.0, concurrent.0, "losses, MA {ma}");
             assert!(serial.1 == concurrent.1, "embeddings, MA {ma}");
             assert!(serial.2 == concurrent.2, "batch-norm estimates, MA {ma}");
+        }
+    }
+
+    /// The one-pass perturbation writes the bits of the operator form.
+    #[test]
+    fn fused_perturbation_equals_the_operator_form() {
+        let _g = rng::torch_lock();
+        tch::manual_seed(4);
+        for shape in [&[32i64, 7][..], &[32], &[1], &[96, 96]] {
+            let p = Tensor::randn(shape, (Kind::Float, Device::Cpu));
+            let mut fused = p.zeros_like();
+            perturb_from_stream(&p, &mut fused, 1.5, 9, &[1, 2]);
+            let mut plain = p.zeros_like();
+            crate::kernels::with_reference_ops(|| {
+                perturb_from_stream(&p, &mut plain, 1.5, 9, &[1, 2])
+            });
+            let (f, q) = (
+                Vec::<f32>::try_from(fused.flatten(0, -1)).unwrap(),
+                Vec::<f32>::try_from(plain.flatten(0, -1)).unwrap(),
+            );
+            assert!(f == q, "{shape:?}");
+            if p.numel() > 1 {
+                assert!(
+                    f != Vec::<f32>::try_from(p.flatten(0, -1)).unwrap(),
+                    "noise was added"
+                );
+            }
         }
     }
 
