@@ -171,6 +171,27 @@ fn concurrent_branches_give_the_one_thread_numbers() {
             "5",
             "--ma",
         ][..],
+        // the other graph-level methods train on a branch thread too
+        &[
+            "--method",
+            "adgcl",
+            "--dataset",
+            "synthetic",
+            "--epochs",
+            "2",
+            "--seed",
+            "6",
+        ][..],
+        &[
+            "--method",
+            "joaov2",
+            "--dataset",
+            "synthetic",
+            "--epochs",
+            "2",
+            "--seed",
+            "7",
+        ][..],
     ] {
         let (one, hash) = run_with_hash(args, 1, dir.path());
         let out = Command::new(BIN)
