@@ -20,32 +20,33 @@ fn run(args: &[&str], threads: usize, cache: &Path) -> (Vec<f64>, f64, Vec<f64>)
     numbers
 }
 
+/// The JSON record of one CPU run at `threads` (`None`: the default policy).
+fn record(args: &[&str], threads: Option<usize>, cache: &Path) -> serde_json::Value {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("train")
+        .args(args)
+        .args(["--json", "--device", "cpu"])
+        .env_remove("MAGCL_DATA_MIRROR")
+        .env("MAGCL_DATA_DIR", cache);
+    if let Some(n) = threads {
+        cmd.args(["--threads", &n.to_string()]);
+    }
+    let out = cmd.output().expect("run magcl train");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON record")
+}
+
 /// The numbers of one run and the config hash its record carries.
 fn run_with_hash(
     args: &[&str],
     threads: usize,
     cache: &Path,
 ) -> ((Vec<f64>, f64, Vec<f64>), String) {
-    let out = Command::new(BIN)
-        .arg("train")
-        .args(args)
-        .args([
-            "--json",
-            "--device",
-            "cpu",
-            "--threads",
-            &threads.to_string(),
-        ])
-        .env_remove("MAGCL_DATA_MIRROR")
-        .env("MAGCL_DATA_DIR", cache)
-        .output()
-        .expect("run magcl train");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rec: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON record");
+    let rec = record(args, Some(threads), cache);
     let floats = |v: &serde_json::Value| -> Vec<f64> {
         v.as_array()
             .unwrap()
@@ -194,20 +195,7 @@ fn concurrent_branches_give_the_one_thread_numbers() {
         ][..],
     ] {
         let (one, hash) = run_with_hash(args, 1, dir.path());
-        let out = Command::new(BIN)
-            .arg("train")
-            .args(args)
-            .args(["--json", "--device", "cpu"])
-            .env_remove("MAGCL_DATA_MIRROR")
-            .env("MAGCL_DATA_DIR", dir.path())
-            .output()
-            .expect("run magcl train");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let rec: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON record");
+        let rec = record(args, None, dir.path());
         assert_eq!(rec["config_hash"].as_str().unwrap(), hash, "{args:?}");
         let losses: Vec<f64> = rec["epoch_losses"]
             .as_array()

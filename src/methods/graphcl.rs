@@ -203,29 +203,14 @@ mod tests {
     /// one after the other, bit for bit: losses, embeddings and batch-norm estimates.
     #[test]
     fn concurrent_views_change_no_number() {
-        use crate::methods::branches::with_concurrency;
         let _g = crate::rng::torch_lock();
         for ma in [false, true] {
-            let cfg = config(ma);
-            let run_with = |on| {
-                with_concurrency(on, || {
-                    let (m, losses, emb) =
-                        train_toy(&cfg, |p| GraphCl::new(p, 1, Device::Cpu).unwrap());
-                    let bn: Vec<Vec<f32>> = m
-                        .model
-                        .encoder
-                        .bns
-                        .iter()
-                        .flat_map(|b| [&b.running_mean, &b.running_var])
-                        .map(|t| Vec::<f32>::try_from(t).unwrap())
-                        .collect();
-                    (losses, emb, bn)
-                })
-            };
-            let (serial, concurrent) = (run_with(false), run_with(true));
-            assert_eq!(serial.0, concurrent.0, "losses, MA {ma}");
-            assert!(serial.1 == concurrent.1, "embeddings, MA {ma}");
-            assert!(serial.2 == concurrent.2, "batch-norm estimates, MA {ma}");
+            crate::methods::tests::assert_branch_concurrency_changes_nothing(
+                &config(ma),
+                |p| GraphCl::new(p, 1, Device::Cpu).unwrap(),
+                |m| &m.model.encoder.bns,
+                &format!("MA {ma}"),
+            );
         }
     }
 

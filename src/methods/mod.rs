@@ -963,6 +963,33 @@ pub(crate) mod tests {
         (m, log.epoch_losses, emb)
     }
 
+    /// Trains `cfg` ([`train_toy`]) with a step's branches run one after the other and at
+    /// the same time ([`super::branches`]) and asserts the same losses, embeddings and
+    /// running estimates of the batch norms `bns` picks, bit for bit. The caller holds
+    /// [`crate::rng::torch_lock`].
+    pub fn assert_branch_concurrency_changes_nothing<M: GraphMethod>(
+        cfg: &TestConfig,
+        build: impl Fn(&Checked<MethodParams>) -> M,
+        bns: impl Fn(&M) -> &[tch::nn::BatchNorm],
+        what: &str,
+    ) {
+        let run_with = |on| {
+            super::branches::with_concurrency(on, || {
+                let (m, losses, emb) = train_toy(cfg, &build);
+                let estimates: Vec<Vec<f32>> = bns(&m)
+                    .iter()
+                    .flat_map(|b| [&b.running_mean, &b.running_var])
+                    .map(|t| Vec::<f32>::try_from(t).unwrap())
+                    .collect();
+                (losses, emb, estimates)
+            })
+        };
+        let (serial, concurrent) = (run_with(false), run_with(true));
+        assert_eq!(serial.0, concurrent.0, "losses, {what}");
+        assert!(serial.1 == concurrent.1, "embeddings, {what}");
+        assert!(serial.2 == concurrent.2, "batch-norm estimates, {what}");
+    }
+
     /// A small two-class set: cycles vs paths with constant features.
     pub fn toy_data(n: usize) -> GraphData {
         let mut views = Vec::new();

@@ -287,31 +287,15 @@ mod tests {
     /// running them one after the other, bit for bit.
     #[test]
     fn concurrent_branches_change_no_number() {
-        use crate::methods::branches::with_concurrency;
-        use crate::methods::tests::train_toy;
         let _g = crate::rng::torch_lock();
         for ma in [false, true] {
             let o = serde_json::json!({"epochs": 2, "batch_size": 16, "ma": {"enabled": ma}});
-            let cfg = TestConfig::new("simgrace", "toy", None, 2, o).unwrap();
-            let run_with = |on| {
-                with_concurrency(on, || {
-                    let (m, losses, emb) =
-                        train_toy(&cfg, |p| SimGrace::new(p, 1, Device::Cpu).unwrap());
-                    let bn: Vec<Vec<f32>> = m
-                        .model
-                        .encoder
-                        .bns
-                        .iter()
-                        .flat_map(|b| [&b.running_mean, &b.running_var])
-                        .map(|t| Vec::<f32>::try_from(t).unwrap())
-                        .collect();
-                    (losses, emb, bn)
-                })
-            };
-            let (serial, concurrent) = (run_with(false), run_with(true));
-            assert_eq!(serial.0, concurrent.0, "losses, MA {ma}");
-            assert!(serial.1 == concurrent.1, "embeddings, MA {ma}");
-            assert!(serial.2 == concurrent.2, "batch-norm estimates, MA {ma}");
+            crate::methods::tests::assert_branch_concurrency_changes_nothing(
+                &TestConfig::new("simgrace", "toy", None, 2, o).unwrap(),
+                |p| SimGrace::new(p, 1, Device::Cpu).unwrap(),
+                |m| &m.model.encoder.bns,
+                &format!("MA {ma}"),
+            );
         }
     }
 
