@@ -39,8 +39,9 @@ pub struct SpeedArgs {
     /// auto | cpu | cuda | cuda:N.
     #[arg(long, default_value = "auto")]
     pub device: String,
-    /// CPU threads per case [default: what `magcl train` picks: 1 for graph-level cases,
-    /// all cores for node-level ones].
+    /// CPU threads per case [default: what `magcl train` picks: 1 for graph-level cases
+    /// (their two branches on two threads where two cores are usable), all cores for
+    /// node-level ones].
     #[arg(long)]
     pub threads: Option<usize>,
     /// CSV to append to (speed rows are measurements of the code, not experiment results:
