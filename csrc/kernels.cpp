@@ -364,11 +364,10 @@ void fold_running(const at::Tensor& running_mean, const at::Tensor& running_var,
   }
 }
 
-//
 // With `deferred` given (2·C + 1 doubles; null: update in place) the running estimates
 // are not touched: the batch's means, sums of squared deviations and row count go there
-// instead, for fold_deferred (5.) to fold in later — in the order the caller chooses, with the same
-// arithmetic.
+// instead, for fold_deferred (5.) to fold in later — in the order the caller chooses,
+// with the same arithmetic.
 BnForward bn_forward(const at::Tensor& x_in, const at::Tensor& weight, const at::Tensor& bias,
                      const at::Tensor& running_mean, const at::Tensor& running_var,
                      double momentum, double eps, const at::Tensor* deferred) {

@@ -227,7 +227,7 @@ thread_local! {
 /// would have; this lets two branches of a step run concurrently over shared batch norms
 /// and fold their statistics in a fixed order. Only the CPU kernels can hold back: a batch
 /// norm that would take the libtorch form inside `f` panics (callers check
-/// [`cpu_kernels_enabled`] and the device first).
+/// [`reference_ops`] and the device first).
 pub fn deferring_norm_updates<R>(f: impl FnOnce() -> R) -> (R, DeferredNorms) {
     struct Restore(Option<Vec<Deferred>>);
     impl Drop for Restore {
@@ -243,15 +243,6 @@ pub fn deferring_norm_updates<R>(f: impl FnOnce() -> R) -> (R, DeferredNorms) {
 }
 
 impl DeferredNorms {
-    /// How many batch norms were held back.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Folds the held-back statistics into their running estimates, in call order.
     pub fn fold(self) {
         for d in self.0 {
@@ -299,12 +290,6 @@ fn deferred_stats(running_mean: &Tensor, running_var: &Tensor, momentum: f64) ->
 /// Whether this thread holds batch-norm updates back ([`deferring_norm_updates`]).
 fn deferring() -> bool {
     DEFERRED.with(|d| d.borrow().is_some())
-}
-
-/// Whether operations on this thread take their CPU kernels (not turned off by
-/// [`with_reference_ops`]).
-pub fn cpu_kernels_enabled() -> bool {
-    !reference_ops()
 }
 
 /// Whether `x` is what the CPU kernels of this module take: a CPU f32 `N × C` matrix with

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{cpu_kernels_enabled, deferring_norm_updates};
+use crate::kernels::{deferring_norm_updates, reference_ops};
 
 /// The process-wide setting ([`set_concurrent`]).
 static CONCURRENT: AtomicBool = AtomicBool::new(false);
@@ -61,7 +61,7 @@ pub fn concurrent(device: Device) -> bool {
     let on = OVERRIDE
         .with(|c| c.get())
         .unwrap_or_else(|| CONCURRENT.load(Ordering::Relaxed));
-    on && device == Device::Cpu && cpu_kernels_enabled()
+    on && device == Device::Cpu && !reference_ops()
 }
 
 /// The two threads the branches run on (made at first use). Each starts by giving
@@ -158,8 +158,9 @@ pub unsafe fn forward_pair<A: Send, B: Send>(
     (a, b)
 }
 
-/// Backpropagates `grad_a` from `a` and `grad_b` from `b` (tensors of the same shapes,
-/// e.g. the two branches' outputs and the loss's gradient with respect to each),
+/// Backpropagates each pair's gradient from its output (`a` and `b` are (output, gradient)
+/// pairs of the same shapes: the two branches' outputs and the loss's gradient with
+/// respect to each),
 /// accumulating into the parameters' gradients: both at the same time when [`concurrent`]
 /// on `device`, else `a`'s then `b`'s. Every parameter must be reached by at most one
 /// gradient from each side (as in a step over two branches of one model), so that its

@@ -68,13 +68,22 @@ pub struct SimGrace {
 /// Writes `P + eta · ε · std(P)` into `out`, with `ε` the standard normal draws `noise`;
 /// `std` is the sample standard deviation of all entries of P (0 for a tensor of one entry).
 pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
+    out.copy_(&(p + noise * (eta * weight_std(p))));
+}
+
+/// The sample standard deviation of all entries of `p`; 0 for a single entry or a value
+/// that is not finite.
+fn weight_std(p: &Tensor) -> f64 {
     let std = if p.numel() > 1 {
         p.std(true).double_value(&[])
     } else {
         0.0
     };
-    let std = if std.is_finite() { std } else { 0.0 };
-    out.copy_(&(p + noise * (eta * std)));
+    if std.is_finite() {
+        std
+    } else {
+        0.0
+    }
 }
 
 /// [`perturb_into`] with the noise of stream `(seed, keys)`: on the CPU (f32, contiguous,
@@ -82,18 +91,13 @@ pub fn perturb_into(p: &Tensor, noise: &Tensor, out: &mut Tensor, eta: f64) {
 /// with the same float arithmetic (`p + ε · s`, each step rounded to f32, `s = η · std`
 /// rounded to f32 as a scalar multiplier is), so the same bits.
 fn perturb_from_stream(p: &Tensor, out: &mut Tensor, eta: f64, seed: u64, keys: &[u64]) {
-    let fused = crate::kernels::cpu_kernels_enabled() && p.size() == out.size();
+    let fused = !crate::kernels::reference_ops() && p.size() == out.size();
     if let (true, Some(src), Some(dst)) = (
         fused,
         crate::kernels::cpu_f32(p),
         crate::kernels::cpu_f32_mut(out),
     ) {
-        let std = if src.len() > 1 {
-            p.std(true).double_value(&[])
-        } else {
-            0.0
-        };
-        let scale = (eta * if std.is_finite() { std } else { 0.0 }) as f32;
+        let scale = (eta * weight_std(p)) as f32;
         let noise = rng::normal_vec(seed, keys, src.len());
         for ((o, &w), &e) in dst.iter_mut().zip(src).zip(&noise) {
             *o = w + e * scale;
