@@ -18,6 +18,137 @@ fn sqdist(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
 }
 
+/// Centres laid out for many point-to-centre distances: blocks of [`LANES`] centres, each
+/// block stored feature by feature (feature `j` of the block's centres side by side),
+/// padded with zeros. Each distance still sums its squared differences in feature order,
+/// starting from zero, exactly as [`sqdist`] does, so every distance has the bits of the
+/// plain loop; the layout only lets a block's sums advance together (vector lanes, and
+/// independent dependency chains) instead of one long chain per centre, which made the
+/// assignment step latency-bound.
+struct Centres {
+    k: usize,
+    d: usize,
+    blocks: Vec<[f64; LANES]>,
+}
+
+/// Centres per block (two 4-wide or four 2-wide vector registers of f64).
+const LANES: usize = 8;
+
+impl Centres {
+    /// `rows`: `k` centres of `d` features, row after row.
+    fn new(rows: &[f64], d: usize) -> Self {
+        let k = rows.len() / d.max(1);
+        let mut c = Centres {
+            k,
+            d,
+            blocks: vec![[0.0; LANES]; k.div_ceil(LANES) * d],
+        };
+        c.set(rows);
+        c
+    }
+
+    /// Replaces the centres (same `k` and `d`).
+    fn set(&mut self, rows: &[f64]) {
+        let d = self.d;
+        for (c, row) in rows.chunks_exact(d.max(1)).take(self.k).enumerate() {
+            let (b, l) = (c / LANES, c % LANES);
+            for (j, &v) in row.iter().enumerate() {
+                self.blocks[b * d + j][l] = v;
+            }
+        }
+    }
+
+    /// Squared distances from `x` to every centre, into `out` (length `k`).
+    #[inline(always)]
+    fn distances(&self, x: &[f64], out: &mut [f64]) {
+        let d = self.d;
+        for (b, chunk) in out.chunks_mut(LANES).enumerate() {
+            let mut acc = [0.0f64; LANES];
+            for (&xj, cj) in x.iter().zip(&self.blocks[b * d..(b + 1) * d]) {
+                for (a, &c) in acc.iter_mut().zip(cj) {
+                    let t = xj - c;
+                    *a += t * t;
+                }
+            }
+            chunk.copy_from_slice(&acc[..chunk.len()]);
+        }
+    }
+
+    /// The nearest centre to `x` (the first of equals; 0 if no distance is below
+    /// infinity), as the plain loop over centres picks it. `buf`: scratch of length `k`.
+    #[inline(always)]
+    fn nearest(&self, x: &[f64], buf: &mut [f64]) -> usize {
+        self.distances(x, buf);
+        let mut best = 0;
+        let mut bd = f64::INFINITY;
+        for (c, &dd) in buf.iter().enumerate() {
+            if dd < bd {
+                bd = dd;
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// Lloyd's assignment step: each point of `x` goes to its nearest centre (first of
+    /// equals) and is added to that centre's sum and count, point after point — the order
+    /// of a separate pass over the labels afterwards, in one pass over the points. Returns
+    /// whether a label changed. The same code with AVX2's wider registers where the CPU
+    /// has them (no fused multiply-add: the same bits).
+    fn assign(
+        &self,
+        x: &Features,
+        labels: &mut [usize],
+        sums: &mut [f64],
+        counts: &mut [usize],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: this CPU has AVX2.
+            return unsafe { self.assign_avx2(x, labels, sums, counts) };
+        }
+        self.assign_with(x, labels, sums, counts)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn assign_avx2(
+        &self,
+        x: &Features,
+        labels: &mut [usize],
+        sums: &mut [f64],
+        counts: &mut [usize],
+    ) -> bool {
+        self.assign_with(x, labels, sums, counts)
+    }
+
+    #[inline(always)]
+    fn assign_with(
+        &self,
+        x: &Features,
+        labels: &mut [usize],
+        sums: &mut [f64],
+        counts: &mut [usize],
+    ) -> bool {
+        let d = self.d;
+        let mut buf = vec![0.0; self.k];
+        let mut changed = false;
+        for (i, label) in labels.iter_mut().enumerate() {
+            let xi = x.row(i);
+            let best = self.nearest(xi, &mut buf);
+            if *label != best {
+                *label = best;
+                changed = true;
+            }
+            counts[best] += 1;
+            for (s, v) in sums[best * d..(best + 1) * d].iter_mut().zip(xi) {
+                *s += v;
+            }
+        }
+        changed
+    }
+}
+
 /// Greedy k-means++: each new centre is the best (lowest potential) of `2 + ⌊ln k⌋`
 /// candidates drawn with probability ∝ D².
 fn init_plus_plus(x: &Features, k: usize, r: &mut rng::Rng) -> Vec<f64> {
@@ -37,11 +168,19 @@ fn init_plus_plus(x: &Features, k: usize, r: &mut rng::Rng) -> Vec<f64> {
         } else {
             (0..trials).map(|_| r.gen_range(0..n)).collect()
         };
+        // every candidate's distances in one pass over the points
+        let rows: Vec<f64> = cand.iter().flat_map(|&c| x.row(c).to_vec()).collect();
+        let at = Centres::new(&rows, d);
+        let mut upd = vec![vec![0.0; n]; cand.len()];
+        let mut buf = vec![0.0; cand.len()];
+        for i in 0..n {
+            at.distances(x.row(i), &mut buf);
+            for (u, &dist) in upd.iter_mut().zip(&buf) {
+                u[i] = closest[i].min(dist);
+            }
+        }
         let mut best: Option<(f64, usize, Vec<f64>)> = None;
-        for &c in &cand {
-            let upd: Vec<f64> = (0..n)
-                .map(|i| closest[i].min(sqdist(x.row(i), x.row(c))))
-                .collect();
+        for (&c, upd) in cand.iter().zip(upd) {
             let pot: f64 = upd.iter().sum();
             if best.as_ref().is_none_or(|b| pot < b.0) {
                 best = Some((pot, c, upd));
@@ -60,35 +199,12 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
     let (n, d) = (x.n, x.d);
     let mut centers = init_plus_plus(x, k, r);
     let mut labels = vec![usize::MAX; n];
+    let mut at = Centres::new(&centers, d);
     for _ in 0..MAX_ITER {
-        let mut changed = false;
-        for (i, label) in labels.iter_mut().enumerate() {
-            let xi = x.row(i);
-            let mut best = 0;
-            let mut bd = f64::INFINITY;
-            for (c, center) in centers.chunks_exact(d).enumerate() {
-                let dd = sqdist(xi, center);
-                if dd < bd {
-                    bd = dd;
-                    best = c;
-                }
-            }
-            if *label != best {
-                *label = best;
-                changed = true;
-            }
-        }
+        at.set(&centers);
         let mut sums = vec![0.0; k * d];
         let mut counts = vec![0usize; k];
-        for i in 0..n {
-            counts[labels[i]] += 1;
-            for (s, v) in sums[labels[i] * d..(labels[i] + 1) * d]
-                .iter_mut()
-                .zip(x.row(i))
-            {
-                *s += v;
-            }
-        }
+        let mut changed = at.assign(x, &mut labels, &mut sums, &mut counts);
         // an empty cluster takes the point farthest from its centre
         for c in 0..k {
             if counts[c] == 0 {
@@ -252,6 +368,103 @@ mod tests {
         let hv = -0.75 * 0.75f64.ln() - 0.25 * 0.25f64.ln();
         let want = mi / (0.5 * (hu + hv));
         assert!((nmi(&[0, 0, 1, 1], &[0, 0, 0, 1]) - want).abs() < 1e-12);
+    }
+
+    /// The plain loop the blocked layout replaces: the nearest centre, first of equals.
+    fn nearest_plain(x: &[f64], centers: &[f64], d: usize) -> usize {
+        let mut best = 0;
+        let mut bd = f64::INFINITY;
+        for (c, center) in centers.chunks_exact(d).enumerate() {
+            let dd = sqdist(x, center);
+            if dd < bd {
+                bd = dd;
+                best = c;
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn blocked_distances_have_the_bits_of_the_plain_loop() {
+        let mut r = rng::stream(11, &[1]);
+        // k across block boundaries (1, 7, 8, 9, 17), d from 1 to a Cora-sized 128
+        for &(k, d) in &[(1, 1), (7, 128), (8, 3), (9, 33), (17, 5), (3, 64)] {
+            let mut centers: Vec<f64> = (0..k * d).map(|_| r.gen_range(-3.0..3.0)).collect();
+            if k > 2 {
+                // an exact tie: the first of two equal centres wins, as in the plain loop
+                let (a, b) = centers.split_at_mut(d);
+                b[d..2 * d].copy_from_slice(a);
+            }
+            let mut at = Centres::new(&centers, d);
+            let mut buf = vec![0.0; k];
+            let mut out = vec![0.0; k];
+            for round in 0..2 {
+                if round == 1 {
+                    // refilled in place, as each Lloyd iteration does
+                    centers.iter_mut().for_each(|v| *v *= 0.5);
+                    at.set(&centers);
+                }
+                for _ in 0..50 {
+                    let x: Vec<f64> = (0..d).map(|_| r.gen_range(-3.0..3.0)).collect();
+                    at.distances(&x, &mut out);
+                    for (c, &got) in out.iter().enumerate() {
+                        let want = sqdist(&x, &centers[c * d..(c + 1) * d]);
+                        assert_eq!(got.to_bits(), want.to_bits(), "k {k} d {d} centre {c}");
+                    }
+                    assert_eq!(at.nearest(&x, &mut buf), nearest_plain(&x, &centers, d));
+                    if k > 2 {
+                        // a point on the duplicated centre: centre 0 (not 2) is nearest
+                        assert_eq!(at.nearest(&centers[..d], &mut buf), 0);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fused_assignment_matches_the_two_plain_passes() {
+        let mut r = rng::stream(12, &[2]);
+        for &(n, k, d) in &[(300, 7, 128), (50, 9, 3), (10, 1, 5)] {
+            let data: Vec<f64> = (0..n * d).map(|_| r.gen_range(-1.0..1.0)).collect();
+            let x = Features { n, d, data };
+            let centers: Vec<f64> = (0..k * d).map(|_| r.gen_range(-1.0..1.0)).collect();
+            // the plain passes: nearest centre per point, then sums and counts
+            let mut want = vec![usize::MAX; n];
+            want[0] = nearest_plain(x.row(0), &centers, d); // one label already right
+            let mut want_changed = false;
+            for (i, l) in want.iter_mut().enumerate() {
+                let best = nearest_plain(x.row(i), &centers, d);
+                want_changed |= *l != best;
+                *l = best;
+            }
+            let (mut want_sums, mut want_counts) = (vec![0.0; k * d], vec![0usize; k]);
+            for i in 0..n {
+                want_counts[want[i]] += 1;
+                for (s, v) in want_sums[want[i] * d..(want[i] + 1) * d]
+                    .iter_mut()
+                    .zip(x.row(i))
+                {
+                    *s += v;
+                }
+            }
+            let at = Centres::new(&centers, d);
+            // through the dispatch (AVX2 where the CPU has it) and the portable body
+            for avx in [true, false] {
+                let mut labels = vec![usize::MAX; n];
+                labels[0] = want[0];
+                let (mut sums, mut counts) = (vec![0.0; k * d], vec![0usize; k]);
+                let changed = if avx {
+                    at.assign(&x, &mut labels, &mut sums, &mut counts)
+                } else {
+                    at.assign_with(&x, &mut labels, &mut sums, &mut counts)
+                };
+                assert_eq!(changed, want_changed);
+                assert_eq!(labels, want);
+                assert_eq!(counts, want_counts);
+                let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&sums), bits(&want_sums), "n {n} k {k} d {d}");
+            }
+        }
     }
 
     #[test]
