@@ -75,7 +75,8 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
 /// Adam lr 0.01, no weight decay, `steps` full-batch steps on the training nodes; every 20
 /// steps validation and test accuracy; the split's score is the test accuracy at the
 /// strictly best validation accuracy, with that validation accuracy (percent). Seeded
-/// from `seed` (libtorch's global generator, so splits run one after another).
+/// from `seed` (libtorch's global generator, so splits run one after another). On the
+/// CPU, one libtorch thread.
 #[derive(Clone, Copy, Debug)]
 pub struct NodeLogReg {
     pub num_classes: usize,
@@ -114,9 +115,33 @@ impl Evaluator for NodeLogReg {
     }
 }
 
+/// Sets libtorch's intra-op thread count on this thread to `n` until dropped, then puts
+/// back the count it found.
+struct TorchThreads(i32);
+
+impl TorchThreads {
+    fn set(n: i32) -> Self {
+        let before = tch::get_num_threads();
+        tch::set_num_threads(n);
+        TorchThreads(before)
+    }
+}
+
+impl Drop for TorchThreads {
+    fn drop(&mut self) {
+        tch::set_num_threads(self.0);
+    }
+}
+
 impl NodeLogReg {
+    /// On the CPU the probe runs on one libtorch thread, whatever the run's thread count:
+    /// its products (training rows × embedding width × classes) are far too small to
+    /// split, and every operation would wake the other threads; so its numbers do not
+    /// depend on the thread count, and the cores it leaves idle can run k-means
+    /// (`experiment::run`).
     fn fit(&self, x: HostMatrix<'_>, labels: &[u32], split: &Split) -> Result<SplitScore> {
         let device = self.device;
+        let _one = (device == Device::Cpu).then(|| TorchThreads::set(1));
         let z = Tensor::from_slice(x.x)
             .view([x.n as i64, x.d as i64])
             .to_device(device);
@@ -309,6 +334,44 @@ mod tests {
             assert!(r.accuracy > 40.0, "{}", r.accuracy);
             assert!(r.best_c[0].is_nan());
         }
+    }
+
+    #[test]
+    fn the_probe_runs_on_one_thread_and_gives_the_thread_count_back() {
+        let _torch = crate::rng::torch_lock();
+        let before = tch::get_num_threads();
+        tch::set_num_threads(3);
+        {
+            let _one = TorchThreads::set(1);
+            assert_eq!(tch::get_num_threads(), 1);
+        }
+        assert_eq!(tch::get_num_threads(), 3);
+        // whatever this thread's count, the probe's numbers are the same, and the count
+        // is this thread's again afterwards
+        let (n, d) = (600, 64);
+        let (x, y) = embeddings(n, d, 5);
+        let split = crate::eval::protocol::random_split(n, 3);
+        let probe = NodeLogReg {
+            num_classes: 4,
+            steps: 100,
+            seed: 3,
+            device: Device::Cpu,
+        };
+        let score = || {
+            let r = run_on_splits(
+                &probe,
+                HostMatrix::new(&x, n, d),
+                &y,
+                std::slice::from_ref(&split),
+            )
+            .unwrap();
+            (r.accuracy.to_bits(), r.val_accuracy.unwrap().to_bits())
+        };
+        let at_three = score();
+        assert_eq!(tch::get_num_threads(), 3);
+        tch::set_num_threads(1);
+        assert_eq!(score(), at_three);
+        tch::set_num_threads(before);
     }
 
     #[test]

@@ -521,7 +521,34 @@ fn run_node(
     }
     let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
     let te = Instant::now();
-    let (accuracy, val) = classify(&z)?;
+    // clustering NMI of each k-means restart (node.kmeans_l2: on unit-length rows; the
+    // saved embeddings stay as they are)
+    let cluster = |x: &[f32], n: usize, d: usize| -> Result<Vec<f64>> {
+        let mut xc = x.to_vec();
+        if node.kmeans_l2 {
+            l2_normalize_rows(&mut xc, d);
+        }
+        Ok(eval::cluster::kmeans_nmi(
+            &xc,
+            n,
+            d,
+            &ds.labels,
+            ds.num_classes,
+            node.kmeans_restarts.max(1),
+            cfg.seed,
+        )?)
+    };
+    // Without epoch selection the final embeddings are the ones both the probe and k-means
+    // read: they run as two tasks of the rayon pool, so that k-means' restarts fill the
+    // cores the probe (one libtorch thread on the CPU) leaves idle. With one thread in the
+    // pool (a sweep's worker) they run one after the other; the numbers are the same.
+    let (classified, early_nmis) = if every == 0 {
+        let (c, k) = rayon::join(|| classify(&z), || cluster(&z.x, z.rows, z.dim));
+        (c?, Some(k?))
+    } else {
+        (classify(&z)?, None)
+    };
+    let (accuracy, val) = classified;
     let selected_epoch = if every > 0 {
         best.offer(cfg.epochs, accuracy, val, z.clone());
         best.best.as_ref().map(|b| b.0)
@@ -533,20 +560,10 @@ fn run_node(
         None => (accuracy, val, z),
     };
     let (x, n, d) = (z.x, z.rows, z.dim);
-    // node.kmeans_l2: k-means on unit-length rows (the saved embeddings stay as they are)
-    let mut xc = x.clone();
-    if node.kmeans_l2 {
-        l2_normalize_rows(&mut xc, d);
-    }
-    let nmis = eval::cluster::kmeans_nmi(
-        &xc,
-        n,
-        d,
-        &ds.labels,
-        ds.num_classes,
-        node.kmeans_restarts.max(1),
-        cfg.seed,
-    )?;
+    let nmis = match early_nmis {
+        Some(nmis) => nmis,
+        None => cluster(&x, n, d)?,
+    };
     let nmi = crate::stats::median(&nmis).unwrap_or(f64::NAN);
     let eval_seconds = eval_seconds + te.elapsed().as_secs_f64();
     if let Some(p) = &opts.save_embeddings {
