@@ -106,6 +106,10 @@ impl GraphCl {
 }
 
 impl GraphMethod for GraphCl {
+    fn has_branches(&self) -> bool {
+        true
+    }
+
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
         let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);

@@ -71,6 +71,13 @@ pub trait GraphMethod {
     fn selection(&self) -> Selection {
         Selection::Final
     }
+    /// Whether a step runs two branches through [`branches::forward_pair`] (GraphCL,
+    /// SimGRACE). Only then does the training loop move to a branch thread, where the
+    /// second branch can go to the other one; a loop without branches stays on the calling
+    /// thread, which it has to itself. Default: no.
+    fn has_branches(&self) -> bool {
+        false
+    }
     /// Sets the evaluation encoder's batch-norm running estimates from `data` without
     /// training ([`calibrate_batch_norm`]); what the `untrained` baseline asks of a method.
     fn calibrate_batch_norm(&mut self, _data: &GraphData) -> Result<()> {
@@ -678,6 +685,9 @@ pub fn train_graph_method<M: GraphMethod + ?Sized>(
     cfg: &LoopConfig,
     mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
 ) -> Result<TrainLog> {
+    if !method.has_branches() {
+        return train_loop(method, data, cfg, &mut after_epoch);
+    }
     // SAFETY: the loop runs on one thread at a time (this one blocks meanwhile) and reads
     // no thread-local state but the concurrency setting, which `on_pool` carries over.
     unsafe { branches::on_pool(|| train_loop(method, data, cfg, &mut after_epoch)) }

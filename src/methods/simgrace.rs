@@ -233,6 +233,10 @@ fn perturb_twins(twins: &mut [Twin], seed: u64, eta: f64, step: u64) {
 }
 
 impl GraphMethod for SimGrace {
+    fn has_branches(&self) -> bool {
+        true
+    }
+
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.model.vs.device();
         let batch = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim);
