@@ -381,18 +381,22 @@ fn run_graph(
             )?,
         })
     };
-    // the evaluation's own pool, made once per run (AD-GCL evaluates every few epochs);
-    // the global pool when none is asked for or one cannot be made
-    let eval_pool = (opts.eval_threads > 0)
-        .then(|| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(opts.eval_threads)
-                .build()
-                .ok()
-        })
-        .flatten();
+    // the evaluation's own pool, made at the first evaluation and kept for the run (AD-GCL
+    // evaluates every few epochs); a run that is not evaluated starts no idle threads. The
+    // global pool when none is asked for or one cannot be made.
+    let eval_pool: std::cell::OnceCell<Option<rayon::ThreadPool>> = std::cell::OnceCell::new();
     let score = |e: &Embeddings| -> Result<eval::CvResult> {
-        match &eval_pool {
+        let pool = eval_pool.get_or_init(|| {
+            (opts.eval_threads > 0)
+                .then(|| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(opts.eval_threads)
+                        .build()
+                        .ok()
+                })
+                .flatten()
+        });
+        match pool {
             Some(pool) => pool.install(|| score_on(e)),
             None => score_on(e),
         }
