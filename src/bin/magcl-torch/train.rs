@@ -112,10 +112,11 @@ pub struct TrainArgs {
     /// default: 1 for graph-level runs (small batches: faster, and unhurt by a busy core),
     /// their step's two branches (GraphCL's views, SimGRACE's clean and perturbed passes)
     /// on two threads where two cores are usable (same numbers as one after the other) and
-    /// their evaluation on all cores; all cores for node-level runs. A given count runs the
-    /// branches one after the other. At
-    /// most 256 (or the number of cores, where larger). The count is recorded in the run's
-    /// config. Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that a busy machine costs
+    /// their evaluation on all cores; all cores for node-level runs, whose evaluation runs
+    /// its logistic-regression probe on one libtorch thread (at any count) beside k-means on
+    /// the other cores. A given count runs the branches one after the other. At most 256
+    /// (or the number of cores, where larger). The count is recorded in the run's config.
+    /// Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that a busy machine costs
     /// a share of the CPU, not minutes) unless GOMP_SPINCOUNT or OMP_WAIT_POLICY is set:
     /// see docs/performance.md.
     #[arg(long)]
