@@ -288,6 +288,29 @@ mod tests {
         (Vec::<f32>::try_from(z.flatten(0, -1)).unwrap(), y)
     }
 
+    /// The 4-class probe of `steps` steps, seeded `seed`, on one split of `x` (n × d).
+    fn probe_on(
+        steps: usize,
+        seed: u64,
+        (x, n, d): (&[f32], usize, usize),
+        y: &[u32],
+        split: &Split,
+    ) -> crate::eval::CvResult {
+        let probe = NodeLogReg {
+            num_classes: 4,
+            steps,
+            seed,
+            device: Device::Cpu,
+        };
+        run_on_splits(
+            &probe,
+            HostMatrix::new(x, n, d),
+            y,
+            std::slice::from_ref(split),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn the_probe_as_an_evaluator_matches_the_old_function_bit_for_bit() {
         // Both paths seed libtorch's global generator and draw from it: hold the lock the
@@ -305,19 +328,7 @@ mod tests {
             let z = Tensor::from_slice(&x).view([n as i64, d as i64]);
             let (old_test, old_val) =
                 old_logreg_accuracy(&z, &y, 4, &old_split, steps, seed).unwrap();
-            let probe = NodeLogReg {
-                num_classes: 4,
-                steps,
-                seed,
-                device: Device::Cpu,
-            };
-            let r = run_on_splits(
-                &probe,
-                HostMatrix::new(&x, n, d),
-                &y,
-                std::slice::from_ref(&split),
-            )
-            .unwrap();
+            let r = probe_on(steps, seed, (&x, n, d), &y, &split);
             assert_eq!(
                 r.accuracy.to_bits(),
                 old_test.to_bits(),
@@ -351,20 +362,8 @@ mod tests {
         let (n, d) = (600, 64);
         let (x, y) = embeddings(n, d, 5);
         let split = crate::eval::protocol::random_split(n, 3);
-        let probe = NodeLogReg {
-            num_classes: 4,
-            steps: 100,
-            seed: 3,
-            device: Device::Cpu,
-        };
         let score = || {
-            let r = run_on_splits(
-                &probe,
-                HostMatrix::new(&x, n, d),
-                &y,
-                std::slice::from_ref(&split),
-            )
-            .unwrap();
+            let r = probe_on(100, 3, (&x, n, d), &y, &split);
             (r.accuracy.to_bits(), r.val_accuracy.unwrap().to_bits())
         };
         let at_three = score();
