@@ -528,12 +528,17 @@ fn run_node(
     // clustering NMI of each k-means restart (node.kmeans_l2: on unit-length rows; the
     // saved embeddings stay as they are)
     let cluster = |x: &[f32], n: usize, d: usize| -> Result<Vec<f64>> {
-        let mut xc = x.to_vec();
-        if node.kmeans_l2 {
+        let unit_rows;
+        let x = if node.kmeans_l2 {
+            let mut xc = x.to_vec();
             l2_normalize_rows(&mut xc, d);
-        }
+            unit_rows = xc;
+            &unit_rows[..]
+        } else {
+            x
+        };
         Ok(eval::cluster::kmeans_nmi(
-            &xc,
+            x,
             n,
             d,
             &ds.labels,

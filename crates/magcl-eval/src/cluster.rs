@@ -93,21 +93,15 @@ impl Centres {
     /// Lloyd's assignment step: each point of `x` goes to its nearest centre (first of
     /// equals) and is added to that centre's sum and count, point after point — the order
     /// of a separate pass over the labels afterwards, in one pass over the points. Returns
-    /// whether a label changed. The same code with AVX2's wider registers where the CPU
-    /// has them (no fused multiply-add: the same bits).
-    fn assign(
-        &self,
-        x: &Features,
-        labels: &mut [usize],
-        sums: &mut [f64],
-        counts: &mut [usize],
-    ) -> bool {
+    /// the sums (`k × d`), the counts and whether a label changed. The same code with
+    /// AVX2's wider registers where the CPU has them (no fused multiply-add: the same bits).
+    fn assign(&self, x: &Features, labels: &mut [usize]) -> (Vec<f64>, Vec<usize>, bool) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: this CPU has AVX2.
-            return unsafe { self.assign_avx2(x, labels, sums, counts) };
+            return unsafe { self.assign_avx2(x, labels) };
         }
-        self.assign_with(x, labels, sums, counts)
+        self.assign_with(x, labels)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -116,22 +110,15 @@ impl Centres {
         &self,
         x: &Features,
         labels: &mut [usize],
-        sums: &mut [f64],
-        counts: &mut [usize],
-    ) -> bool {
-        self.assign_with(x, labels, sums, counts)
+    ) -> (Vec<f64>, Vec<usize>, bool) {
+        self.assign_with(x, labels)
     }
 
     #[inline(always)]
-    fn assign_with(
-        &self,
-        x: &Features,
-        labels: &mut [usize],
-        sums: &mut [f64],
-        counts: &mut [usize],
-    ) -> bool {
-        let d = self.d;
-        let mut buf = vec![0.0; self.k];
+    fn assign_with(&self, x: &Features, labels: &mut [usize]) -> (Vec<f64>, Vec<usize>, bool) {
+        let (k, d) = (self.k, self.d);
+        let (mut sums, mut counts) = (vec![0.0; k * d], vec![0usize; k]);
+        let mut buf = vec![0.0; k];
         let mut changed = false;
         for (i, label) in labels.iter_mut().enumerate() {
             let xi = x.row(i);
@@ -145,7 +132,7 @@ impl Centres {
                 *s += v;
             }
         }
-        changed
+        (sums, counts, changed)
     }
 }
 
@@ -169,7 +156,7 @@ fn init_plus_plus(x: &Features, k: usize, r: &mut rng::Rng) -> Vec<f64> {
             (0..trials).map(|_| r.gen_range(0..n)).collect()
         };
         // every candidate's distances in one pass over the points
-        let rows: Vec<f64> = cand.iter().flat_map(|&c| x.row(c).to_vec()).collect();
+        let rows: Vec<f64> = cand.iter().flat_map(|&c| x.row(c)).copied().collect();
         let at = Centres::new(&rows, d);
         let mut upd = vec![vec![0.0; n]; cand.len()];
         let mut buf = vec![0.0; cand.len()];
@@ -202,9 +189,7 @@ fn kmeans_once(x: &Features, k: usize, tol: f64, r: &mut rng::Rng) -> Vec<usize>
     let mut at = Centres::new(&centers, d);
     for _ in 0..MAX_ITER {
         at.set(&centers);
-        let mut sums = vec![0.0; k * d];
-        let mut counts = vec![0usize; k];
-        let mut changed = at.assign(x, &mut labels, &mut sums, &mut counts);
+        let (mut sums, mut counts, mut changed) = at.assign(x, &mut labels);
         // an empty cluster takes the point farthest from its centre
         for c in 0..k {
             if counts[c] == 0 {
@@ -452,11 +437,10 @@ mod tests {
             for avx in [true, false] {
                 let mut labels = vec![usize::MAX; n];
                 labels[0] = want[0];
-                let (mut sums, mut counts) = (vec![0.0; k * d], vec![0usize; k]);
-                let changed = if avx {
-                    at.assign(&x, &mut labels, &mut sums, &mut counts)
+                let (sums, counts, changed) = if avx {
+                    at.assign(&x, &mut labels)
                 } else {
-                    at.assign_with(&x, &mut labels, &mut sums, &mut counts)
+                    at.assign_with(&x, &mut labels)
                 };
                 assert_eq!(changed, want_changed);
                 assert_eq!(labels, want);
