@@ -148,6 +148,146 @@ pub fn tune_allocator() {
     }
 }
 
+/// Lowest-priority threads that poll while libtorch trains on more than one CPU thread, so
+/// that the cores its OpenMP threads sleep on (magcl's wait policy, [`OPENMP_SPIN_COUNT`])
+/// never go idle. Dropping the value stops and joins them.
+///
+/// A thread woken on an idle core waits for the core to leave its idle state; on a virtual
+/// machine that means the host scheduling the halted virtual CPU again, tens of
+/// microseconds, paid at nearly every libtorch operation (node-level Cora: 1.04–1.19× the
+/// time of libgomp's own polling). The pollers run under `SCHED_IDLE`: the kernel runs one
+/// only where nothing else wants the core and takes the core back the moment a thread of
+/// any other policy is woken there, so the woken OpenMP thread starts at once, and another
+/// process's work (a busy machine) is not slowed by them. Each is pinned to its own CPU of
+/// the affinity mask (floating, two could share a core and leave another to sleep). They
+/// change no number. A poller that cannot get `SCHED_IDLE` (not Linux, or forbidden) ends
+/// at once instead of competing for the core. `MAGCL_IDLE_POLL=0` turns them off; where the
+/// user chose a spin count (`GOMP_SPINCOUNT`, `OMP_WAIT_POLICY=active`) libgomp's threads
+/// poll themselves and none is started.
+pub struct IdlePollers {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl IdlePollers {
+    /// One poller per libtorch thread when libtorch runs more than one (none otherwise, or
+    /// with `MAGCL_IDLE_POLL=0`).
+    pub fn for_libtorch() -> Self {
+        let env = |name: &str| std::env::var(name).ok();
+        let cpus = affinity_cpus().unwrap_or(1);
+        Self::start(poller_count(tch::get_num_threads(), cpus, env))
+    }
+
+    /// `n` pollers.
+    pub fn start(n: usize) -> Self {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .filter_map(|i| {
+                let stop = stop.clone();
+                std::thread::Builder::new()
+                    .name(format!("magcl-idle-poll-{i}"))
+                    .spawn(move || {
+                        if !lowest_priority() {
+                            return;
+                        }
+                        pin_to(i);
+                        // no `pause`: under a hypervisor, a loop of them counts as a
+                        // waiting virtual CPU and is descheduled (pause-loop exiting)
+                        while !stop.load(Ordering::Relaxed) {}
+                    })
+                    .ok()
+            })
+            .collect();
+        IdlePollers { stop, threads }
+    }
+
+    /// How many pollers were started.
+    pub fn len(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Whether none was started.
+    pub fn is_empty(&self) -> bool {
+        self.threads.is_empty()
+    }
+}
+
+impl Drop for IdlePollers {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// How many pollers [`IdlePollers::for_libtorch`] starts for `threads` libtorch threads, an
+/// affinity mask of `cpus` CPUs and the environment `env`: one per thread, at most one per
+/// CPU, and only where waiting OpenMP threads sleep at once (magcl's policy, or the user's
+/// `OMP_WAIT_POLICY=passive`): where they poll themselves (the user chose a spin count)
+/// there is nothing to add. `MAGCL_IDLE_POLL=0` turns them off.
+fn poller_count(threads: i32, cpus: usize, env: impl Fn(&str) -> Option<String>) -> usize {
+    let off = env("MAGCL_IDLE_POLL").is_some_and(|v| v.trim() == "0");
+    let sleeps = match env("GOMP_SPINCOUNT") {
+        Some(n) => n.trim() == "0",
+        None => env("OMP_WAIT_POLICY").is_some_and(|p| p.trim().eq_ignore_ascii_case("passive")),
+    };
+    if threads > 1 && sleeps && !off {
+        (threads as usize).min(cpus)
+    } else {
+        0
+    }
+}
+
+/// Puts the calling thread under `SCHED_IDLE`; false where that is not possible.
+fn lowest_priority() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sched_setscheduler on the calling thread (0) with a valid parameter.
+        unsafe {
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+/// Pins the calling thread to the `i`-th CPU of its affinity mask (counted round), so that
+/// each poller keeps its own core awake.
+fn pin_to(i: usize) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: cpu_set_t is plain data; the calls read and write at most its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        if libc::sched_getaffinity(0, size, &mut set) != 0 {
+            return;
+        }
+        let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect();
+        if cpus.is_empty() {
+            return;
+        }
+        let mut one: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpus[i % cpus.len()], &mut one);
+        libc::sched_setaffinity(0, size, &one);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = i;
+}
+
+/// Whether the calling thread runs under `SCHED_IDLE` (tests).
+#[cfg(all(test, target_os = "linux"))]
+fn is_lowest_priority() -> bool {
+    // SAFETY: sched_getscheduler on the calling thread.
+    unsafe { libc::sched_getscheduler(0) == libc::SCHED_IDLE }
+}
+
 /// Makes libtorch print its one-time "sparse CSR support is in beta" notice now, into
 /// /dev/null, so that it does not interleave with magcl's own output. (libtorch reads its
 /// log level before `main`, so the notice cannot be configured away from here.)
@@ -195,6 +335,52 @@ pub fn machine() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pollers_only_beside_sleeping_threads_one_per_thread_and_cpu() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let magcl = env(&[("GOMP_SPINCOUNT", "0")]);
+        assert_eq!(poller_count(1, 16, magcl), 0);
+        assert_eq!(poller_count(0, 16, magcl), 0);
+        assert_eq!(poller_count(2, 16, magcl), 2);
+        assert_eq!(poller_count(16, 8, magcl), 8);
+        let off = env(&[("GOMP_SPINCOUNT", "0"), ("MAGCL_IDLE_POLL", " 0 ")]);
+        assert_eq!(poller_count(16, 16, off), 0);
+        let on = env(&[("GOMP_SPINCOUNT", "0"), ("MAGCL_IDLE_POLL", "1")]);
+        assert_eq!(poller_count(16, 16, on), 16);
+        // threads that poll themselves, or libgomp's defaults (which poll): none
+        assert_eq!(poller_count(2, 2, env(&[("GOMP_SPINCOUNT", "300000")])), 0);
+        assert_eq!(poller_count(2, 2, env(&[])), 0);
+        assert_eq!(poller_count(2, 2, env(&[("OMP_WAIT_POLICY", "active")])), 0);
+        assert_eq!(
+            poller_count(2, 2, env(&[("OMP_WAIT_POLICY", "PASSIVE")])),
+            2
+        );
+        let both = env(&[("OMP_WAIT_POLICY", "passive"), ("GOMP_SPINCOUNT", "1000")]);
+        assert_eq!(poller_count(2, 2, both), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_poller_runs_at_the_lowest_priority_and_leaves_its_caller_alone() {
+        assert!(!is_lowest_priority());
+        let inside = std::thread::spawn(|| (lowest_priority(), is_lowest_priority()))
+            .join()
+            .unwrap();
+        assert_eq!(inside, (true, true));
+        assert!(!is_lowest_priority());
+        // started pollers are stopped and joined when dropped
+        let p = IdlePollers::start(3);
+        assert_eq!(p.len(), 3);
+        drop(p);
+        assert!(IdlePollers::start(0).is_empty());
+    }
 
     #[test]
     fn openmp_settings_leave_the_users_choice_alone() {
