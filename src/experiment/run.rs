@@ -402,9 +402,6 @@ fn run_graph(
         }
     };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
-    // keep the sleeping OpenMP threads' cores awake at the lowest priority (none at one
-    // libtorch thread, the graph-level default)
-    let pollers = (device == Device::Cpu).then(crate::runtime::IdlePollers::for_libtorch);
     let log = m.train(cfg.epochs, &mut |epoch, model| {
         if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {
             return Ok(());
@@ -419,7 +416,6 @@ fn run_graph(
         }
         Ok(())
     })?;
-    drop(pollers);
     if opts.skip_eval {
         // no epoch selection without evaluation: the final encoder
         let out = train_only(cfg, log, t0);
@@ -508,8 +504,6 @@ fn run_node(
     };
     let mut best: BestTest<Embeddings> = BestTest::default();
     let mut eval_seconds = 0.0;
-    // every libtorch thread's core kept awake at the lowest priority while training
-    let pollers = (device == Device::Cpu).then(crate::runtime::IdlePollers::for_libtorch);
     let log = model.train(cfg.epochs, &mut |epoch, m| {
         if every == 0 || (epoch + 1) % every != 0 || epoch + 1 == cfg.epochs {
             return Ok(());
@@ -521,7 +515,6 @@ fn run_node(
         eval_seconds += te.elapsed().as_secs_f64();
         Ok(())
     })?;
-    drop(pollers);
     let z = model.embed()?;
     if opts.skip_eval {
         let out = train_only(cfg, log, t0);
