@@ -12,6 +12,8 @@
 //    a row loop parallelised over rows with ATen's thread pool. Rectangular matrices
 //    (the graph pooling matrix) work the same way.
 // 1b. The same with libtorch's sparse tensors on any device (used on CUDA).
+// 1c. 1 with a self term, (A + s·I)·x: a GIN aggregation A·x + (1 + ε)·x as one
+//     operation instead of three (product, scale, sum) and their autograd nodes.
 // 2. Training-mode batch normalisation of an N × C matrix in two passes forward and two
 //    backward (libtorch's generic kernel costs ~10× more at GIN sizes, N ≈ 2–20k, C = 32).
 // 3. A scalar copied back behind the work that computes it, read later without waiting
@@ -20,6 +22,12 @@
 // 5. Deferred running estimates: 2 and 2b can leave batch norm's running estimates alone
 //    and hand back the batch's statistics, folded in later in a fixed order, so that two
 //    branches of a step (GraphCL's views) can run their forward passes at the same time.
+// 6. A partner thread for one thread's backward pass: while one thread runs a backward
+//    pass that nothing else shares (SimGRACE's clean branch), another thread may serve
+//    it, and 2b's backward hands that thread the weight-gradient products, which nothing
+//    later in the pass reads, while it goes on along the input-gradient chain. Each
+//    product is computed whole, by the same call, on one thread or the other: the bits
+//    do not depend on who ran it.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
@@ -27,10 +35,15 @@
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <exception>
+#include <functional>
+#include <sched.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -64,17 +77,34 @@ void csr_row_generic(int64_t begin, int64_t end, const int64_t* __restrict ci,
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// a + round(x·s) for eight columns: `asm` holds the rounded product, so that the
+// compiler cannot fuse the multiply and the add into one rounding (1c).
+__attribute__((target("avx2"), always_inline)) inline __m256 add_self(__m256 a, const float* x,
+                                                                      __m256 s) {
+  __m256 m = _mm256_mul_ps(_mm256_loadu_ps(x), s);
+  asm("" : "+x"(m));
+  return _mm256_add_ps(a, m);
+}
+
 // The same row with AVX2/FMA, 32 columns at a time held in four registers across all of
 // the row's entries, so the output is written once instead of once per entry. (GCC
 // compiled the portable loop above to scalar code, storing o[j] after every entry: a
 // Cora hop at 512 columns took 5 ms instead of 1.) Every output element is still
 // fma(val[k], x, acc) over k in order from 0, exactly as that loop's AVX2 build computed
 // it (GCC contracted its multiply-add into an fma), so results are bit for bit the same.
+//
+// With `xs` (the row's own features; null: none) and `sp` (its weight s), s·xs is then
+// added to the row, the product rounded first (1c): `asm` keeps the compiler from fusing
+// that multiply and add. (s comes by pointer: a float argument passed from this file's
+// baseline code cost ~100 cycles a call in SSE/AVX transitions.)
 __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end,
                                                      const int64_t* __restrict ci,
                                                      const float* __restrict vv,
                                                      const float* __restrict xp,
-                                                     float* __restrict o, int64_t d) {
+                                                     float* __restrict o, int64_t d,
+                                                     const float* __restrict xs,
+                                                     const float* __restrict sp) {
+  const __m256 s = _mm256_set1_ps(xs != nullptr ? *sp : 0.0f);
   int64_t j = 0;
   for (; j + 32 <= d; j += 32) {
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
@@ -87,6 +117,12 @@ __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end
       a2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr + 16), a2);
       a3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(xr + 24), a3);
     }
+    if (xs != nullptr) {
+      a0 = add_self(a0, xs + j, s);
+      a1 = add_self(a1, xs + j + 8, s);
+      a2 = add_self(a2, xs + j + 16, s);
+      a3 = add_self(a3, xs + j + 24, s);
+    }
     _mm256_storeu_ps(o + j, a0);
     _mm256_storeu_ps(o + j + 8, a1);
     _mm256_storeu_ps(o + j + 16, a2);
@@ -96,11 +132,17 @@ __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end
     __m256 a = _mm256_setzero_ps();
     for (int64_t k = begin; k < end; ++k)
       a = _mm256_fmadd_ps(_mm256_set1_ps(vv[k]), _mm256_loadu_ps(xp + ci[k] * d + j), a);
+    if (xs != nullptr) a = add_self(a, xs + j, s);
     _mm256_storeu_ps(o + j, a);
   }
   for (; j < d; ++j) {
     float a = 0.0f;
     for (int64_t k = begin; k < end; ++k) a = std::fma(vv[k], xp[ci[k] * d + j], a);
+    if (xs != nullptr) {
+      float m = xs[j] * *sp;
+      asm("" : "+x"(m));
+      a = a + m;
+    }
     o[j] = a;
   }
 }
@@ -109,11 +151,15 @@ __attribute__((target("avx2,fma"))) void csr_row_avx2(int64_t begin, int64_t end
 // entry order: the arithmetic of gather · weight → index_add, which a weighted sum of
 // messages (AD-GCL's soft edges) computes, so that a product with such a matrix gives the
 // same bits as that form. AVX2 without FMA: the compiler cannot contract mul + add.
+// `xs`, `sp`: as for csr_row_avx2 (without FMA nothing can be fused).
 __attribute__((target("avx2"))) void csr_row_rounded_avx2(int64_t begin, int64_t end,
                                                        const int64_t* __restrict ci,
                                                        const float* __restrict vv,
                                                        const float* __restrict xp,
-                                                       float* __restrict o, int64_t d) {
+                                                       float* __restrict o, int64_t d,
+                                                       const float* __restrict xs,
+                                                       const float* __restrict sp) {
+  const __m256 s = _mm256_set1_ps(xs != nullptr ? *sp : 0.0f);
   int64_t j = 0;
   for (; j + 32 <= d; j += 32) {
     __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
@@ -126,6 +172,12 @@ __attribute__((target("avx2"))) void csr_row_rounded_avx2(int64_t begin, int64_t
       a2 = _mm256_add_ps(a2, _mm256_mul_ps(_mm256_loadu_ps(xr + 16), w));
       a3 = _mm256_add_ps(a3, _mm256_mul_ps(_mm256_loadu_ps(xr + 24), w));
     }
+    if (xs != nullptr) {
+      a0 = add_self(a0, xs + j, s);
+      a1 = add_self(a1, xs + j + 8, s);
+      a2 = add_self(a2, xs + j + 16, s);
+      a3 = add_self(a3, xs + j + 24, s);
+    }
     _mm256_storeu_ps(o + j, a0);
     _mm256_storeu_ps(o + j + 8, a1);
     _mm256_storeu_ps(o + j + 16, a2);
@@ -136,11 +188,13 @@ __attribute__((target("avx2"))) void csr_row_rounded_avx2(int64_t begin, int64_t
     for (int64_t k = begin; k < end; ++k)
       a = _mm256_add_ps(a, _mm256_mul_ps(_mm256_loadu_ps(xp + ci[k] * d + j),
                                          _mm256_set1_ps(vv[k])));
+    if (xs != nullptr) a = add_self(a, xs + j, s);
     _mm256_storeu_ps(o + j, a);
   }
   for (; j < d; ++j) {
     float a = 0.0f;
     for (int64_t k = begin; k < end; ++k) a = a + xp[ci[k] * d + j] * vv[k];
+    if (xs != nullptr) a = a + xs[j] * *sp;
     o[j] = a;
   }
 }
@@ -148,20 +202,28 @@ __attribute__((target("avx2"))) void csr_row_rounded_avx2(int64_t begin, int64_t
 const bool kHasAvx2Fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 
-inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
-                    const float* xp, float* o, int64_t d) {
-  if (kHasAvx2Fma) {
-    csr_row_avx2(begin, end, ci, vv, xp, o, d);
-  } else {
-    csr_row_generic(begin, end, ci, vv, xp, o, d);
-  }
-}
-#else
-inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
-                    const float* xp, float* o, int64_t d) {
-  csr_row_generic(begin, end, ci, vv, xp, o, d);
-}
 #endif
+
+// o ← o + s·x over one row, the product rounded before it is added: the bits of
+// `A·x + x * s` as two libtorch operations (1c; portable form).
+__attribute__((optimize("fp-contract=off"))) void add_scaled_row_generic(
+    float* __restrict o, const float* __restrict x, const float* __restrict sp, int64_t d) {
+  const float s = *sp;
+  for (int64_t j = 0; j < d; ++j) o[j] = o[j] + x[j] * s;
+}
+
+// `xs`, `sp`: the row's own features and their weight (null: no self term).
+inline void csr_row(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
+                    const float* xp, float* o, int64_t d, const float* xs, const float* sp) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (kHasAvx2Fma) {
+    csr_row_avx2(begin, end, ci, vv, xp, o, d, xs, sp);
+    return;
+  }
+#endif
+  csr_row_generic(begin, end, ci, vv, xp, o, d);
+  if (xs != nullptr) add_scaled_row_generic(o, xs, sp, d);
+}
 
 // The portable form of csr_row_rounded_avx2 (contraction off: a fused multiply-add would
 // round once where the weighted message sum rounds twice).
@@ -177,20 +239,24 @@ __attribute__((optimize("fp-contract=off"))) void csr_row_rounded_generic(
 }
 
 inline void csr_row_rounded(int64_t begin, int64_t end, const int64_t* ci, const float* vv,
-                            const float* xp, float* o, int64_t d) {
+                            const float* xp, float* o, int64_t d, const float* xs,
+                            const float* sp) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (kHasAvx2) {
-    csr_row_rounded_avx2(begin, end, ci, vv, xp, o, d);
+    csr_row_rounded_avx2(begin, end, ci, vv, xp, o, d, xs, sp);
     return;
   }
 #endif
   csr_row_rounded_generic(begin, end, ci, vv, xp, o, d);
+  if (xs != nullptr) add_scaled_row_generic(o, xs, sp, d);
 }
 
 // `rounded`: each product rounded before it is added (csr_row_rounded), else fused.
+// `self_weight` (square matrices; null: none): each output row i then gets s·x_i added
+// (1c), rounded as the separate operations round it.
 at::Tensor csr_times_dense(const at::Tensor& rowptr, const at::Tensor& col,
                            const at::Tensor& val, const at::Tensor& x_in,
-                           bool rounded = false) {
+                           bool rounded = false, const float* self_weight = nullptr) {
   const at::Tensor x = x_in.contiguous();
   const int64_t n = rowptr.size(0) - 1;
   const int64_t d = x.size(1);
@@ -203,12 +269,19 @@ at::Tensor csr_times_dense(const at::Tensor& rowptr, const at::Tensor& col,
   const int64_t nnz = n > 0 ? rp[n] : 0;
   // About 32k multiply-adds per task.
   const int64_t grain = std::max<int64_t>(1, (32768 * n) / std::max<int64_t>(1, (nnz + n) * d));
+  TORCH_CHECK(self_weight == nullptr || x.size(0) == n,
+              "csr_matmul: a self term needs a square matrix, got ", n, " rows and ", x.size(0),
+              " columns");
   at::parallel_for(0, n, grain, [&](int64_t begin, int64_t end) {
+    const bool self = self_weight != nullptr;
     if (rounded) {
       for (int64_t i = begin; i < end; ++i)
-        csr_row_rounded(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d);
+        csr_row_rounded(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d,
+                        self ? xp + i * d : nullptr, self_weight);
     } else {
-      for (int64_t i = begin; i < end; ++i) csr_row(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d);
+      for (int64_t i = begin; i < end; ++i)
+        csr_row(rp[i], rp[i + 1], ci, vv, xp, op + i * d, d, self ? xp + i * d : nullptr,
+                self_weight);
     }
   });
   return out;
@@ -218,22 +291,29 @@ struct CsrMatmul : public torch::autograd::Function<CsrMatmul> {
   static at::Tensor forward(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& rowptr,
                             const at::Tensor& col, const at::Tensor& val,
                             const at::Tensor& t_rowptr, const at::Tensor& t_col,
-                            const at::Tensor& t_val, bool rounded) {
+                            const at::Tensor& t_val, bool rounded,
+                            std::optional<double> self_weight) {
     TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
                 "csr_matmul: expected a 2-D float CPU tensor");
     TORCH_CHECK(x.size(0) == t_rowptr.size(0) - 1, "csr_matmul: x has ", x.size(0),
                 " rows but the matrix has ", t_rowptr.size(0) - 1, " columns");
     ctx->save_for_backward({t_rowptr, t_col, t_val});
     ctx->saved_data["rounded"] = rounded;
-    return csr_times_dense(rowptr, col, val, x, rounded);
+    if (self_weight) ctx->saved_data["self_weight"] = *self_weight;
+    const float s = self_weight ? static_cast<float>(*self_weight) : 0.0f;
+    return csr_times_dense(rowptr, col, val, x, rounded, self_weight ? &s : nullptr);
   }
 
+  // (A + s·I)ᵀ g = Aᵀ g + s·g, rounded as autograd's sum of the two products' gradients.
   static variable_list backward(AutogradContext* ctx, variable_list grad) {
     const auto saved = ctx->get_saved_variables();
     const bool rounded = ctx->saved_data["rounded"].toBool();
-    at::Tensor gx = csr_times_dense(saved[0], saved[1], saved[2], grad[0], rounded);
+    const bool has_self = ctx->saved_data.count("self_weight") > 0;
+    const float s = has_self ? static_cast<float>(ctx->saved_data["self_weight"].toDouble()) : 0.0f;
+    at::Tensor gx = csr_times_dense(saved[0], saved[1], saved[2], grad[0], rounded,
+                                    has_self ? &s : nullptr);
     return {gx,          at::Tensor(), at::Tensor(), at::Tensor(),
-            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
   }
 };
 
@@ -476,10 +556,19 @@ struct BatchNormTrain : public torch::autograd::Function<BatchNormTrain> {
   }
 };
 
-// max(v, 0) in place.
+// v ← max(v + b, 0) for a row-major n × c matrix and a bias of c entries, in place:
+// a Linear layer's bias and ReLU after its product (at::addmm would first copy the bias
+// into every row, a pass over the output as long as the ReLU's; MKL adds the copied
+// bias to the finished product, so the sum rounds the same way).
 MAGCL_CLONES
-void relu_inplace(float* __restrict v, int64_t len) {
-  for (int64_t i = 0; i < len; ++i) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+void bias_relu_inplace(float* __restrict v, const float* __restrict b, int64_t n, int64_t c) {
+  for (int64_t i = 0; i < n; ++i) {
+    float* __restrict r = v + i * c;
+    for (int64_t j = 0; j < c; ++j) {
+      const float t = r[j] + b[j];
+      r[j] = t > 0.0f ? t : 0.0f;
+    }
+  }
 }
 
 // g ← g where r > 0, else 0 (ReLU backward through its output r), in place; column sums
@@ -529,12 +618,155 @@ MlpBnForward mlp_bn_forward(const at::Tensor& x, const at::Tensor& w1, const at:
                             const at::Tensor* deferred) {
   TORCH_CHECK(x.device().is_cpu() && x.scalar_type() == at::kFloat && x.dim() == 2,
               "gin_mlp_bn: expected a 2-D float CPU tensor");
-  at::Tensor r1 = at::addmm(b1, x, w1.t());
-  relu_inplace(r1.data_ptr<float>(), r1.numel());
-  at::Tensor r2 = at::addmm(b2, r1, w2.t());
-  relu_inplace(r2.data_ptr<float>(), r2.numel());
+  TORCH_CHECK(b1.is_contiguous() && b2.is_contiguous() && b1.numel() == w1.size(0) &&
+                  b2.numel() == w2.size(0),
+              "gin_mlp_bn: biases must be contiguous, one entry per output");
+  at::Tensor r1 = at::mm(x, w1.t());
+  bias_relu_inplace(r1.data_ptr<float>(), b1.data_ptr<float>(), r1.size(0), r1.size(1));
+  at::Tensor r2 = at::mm(r1, w2.t());
+  bias_relu_inplace(r2.data_ptr<float>(), b2.data_ptr<float>(), r2.size(0), r2.size(1));
   BnForward f = bn_forward(r2, gamma, beta, running_mean, running_var, momentum, eps, deferred);
   return {f.y, r1, r2, f.mean, f.invstd};
+}
+
+// 6. The partner. The thread running a backward pass attaches a Partner (a thread-local
+//    pointer); another thread calls serve() on it until told to stop. offload() posts a
+//    task to a slot if the partner is serving, else runs it at once; Offloaded::wait()
+//    takes a posted task back and runs it itself if the partner has not claimed it yet,
+//    else waits for the partner to finish it. So the backward pass never waits for a
+//    thread to wake up, and a partner that never comes (asleep, descheduled on a busy
+//    machine) costs nothing but the check. Tasks read only tensors that nothing writes
+//    until they are waited for, and write only their own result.
+inline void cpu_relax() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  _mm_pause();
+#endif
+}
+
+struct Slot {
+  // 0 free, 1 posted, 2 claimed by the partner, 3 done by the partner
+  std::atomic<int> state{0};
+  std::function<void()> task;
+  std::exception_ptr error;
+};
+
+struct Partner {
+  std::atomic<bool> serving{false};
+  std::atomic<bool> stop{false};
+  // for tests: offload() waits until the partner serves and has claimed the task
+  bool strict = false;
+  std::atomic<int64_t> claimed{0};
+  std::array<Slot, 4> slots;
+};
+
+thread_local Partner* t_partner = nullptr;
+
+// Spins this long (in pause instructions) with nothing to do before yielding the core
+// between checks: a few microseconds at most between two tasks of one layer, while a
+// backward pass's other work (the head, the loss, a sparse product) may leave the
+// partner idle for longer, and then another runnable thread should get the core.
+constexpr int kSpinsBeforeYield = 4096;
+
+void serve(Partner* p) {
+  // tasks run libtorch operations on plain tensors: no autograd graph is recorded
+  at::NoGradGuard no_grad;
+  p->serving.store(true, std::memory_order_release);
+  int idle = 0;
+  while (!p->stop.load(std::memory_order_acquire)) {
+    bool ran = false;
+    for (Slot& s : p->slots) {
+      int expected = 1;
+      if (s.state.load(std::memory_order_relaxed) == 1 &&
+          s.state.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) {
+        p->claimed.fetch_add(1, std::memory_order_relaxed);
+        try {
+          s.task();
+        } catch (...) {
+          s.error = std::current_exception();
+        }
+        s.state.store(3, std::memory_order_release);
+        ran = true;
+      }
+    }
+    if (ran) {
+      idle = 0;
+    } else if (++idle < kSpinsBeforeYield) {
+      cpu_relax();
+    } else {
+      sched_yield();
+    }
+  }
+  p->serving.store(false, std::memory_order_release);
+}
+
+// A task handed to the partner (or already run, if `slot` is null).
+class Offloaded {
+ public:
+  explicit Offloaded(Slot* slot) : slot_(slot) {}
+  Offloaded(const Offloaded&) = delete;
+  Offloaded& operator=(const Offloaded&) = delete;
+  ~Offloaded() {
+    if (slot_ != nullptr) finish(false);
+  }
+  // Runs the task here if the partner has not claimed it, else waits for it; rethrows
+  // the task's exception.
+  void wait() { finish(true); }
+
+ private:
+  void finish(bool rethrow) {
+    Slot* s = slot_;
+    if (s == nullptr) return;
+    slot_ = nullptr;
+    std::exception_ptr error;
+    int expected = 1;
+    if (s->state.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) {
+      std::function<void()> task = std::move(s->task);
+      s->task = nullptr;
+      try {
+        task();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    } else {
+      for (int spins = 0; s->state.load(std::memory_order_acquire) != 3; ++spins) {
+        if (spins < kSpinsBeforeYield) {
+          cpu_relax();
+        } else {
+          sched_yield();
+        }
+      }
+      error = s->error;
+      s->error = nullptr;
+      s->task = nullptr;
+      s->state.store(0, std::memory_order_release);
+    }
+    if (rethrow && error) std::rethrow_exception(error);
+  }
+  Slot* slot_;
+};
+
+// Hands `task` to this thread's partner if one is serving and a slot is free; else runs
+// it now. Either way the returned handle's wait() must come before the task's result is
+// read or its inputs are written.
+Offloaded offload(std::function<void()> task) {
+  Partner* p = t_partner;
+  if (p != nullptr && p->strict) {
+    while (!p->serving.load(std::memory_order_acquire)) cpu_relax();
+  }
+  if (p != nullptr && p->serving.load(std::memory_order_acquire)) {
+    for (Slot& s : p->slots) {
+      if (s.state.load(std::memory_order_acquire) != 0) continue;
+      s.task = std::move(task);
+      s.error = nullptr;
+      s.state.store(1, std::memory_order_release);
+      if (p->strict) {
+        while (s.state.load(std::memory_order_acquire) == 1) cpu_relax();
+      }
+      return Offloaded(&s);
+    }
+  }
+  task();
+  return Offloaded(nullptr);
 }
 
 // 2b's gradients: with respect to its input (if `need_dx`), W1, b1, W2, b2, γ, β.
@@ -552,13 +784,17 @@ MlpBnGrads mlp_bn_backward(const at::Tensor& x, const at::Tensor& w1, const at::
   at::Tensor g2 = bn.dx;  // fresh, contiguous: masked in place
   std::vector<double> db2(h2, 0.0);
   relu_backward_colsum(g2.data_ptr<float>(), r2.data_ptr<float>(), n, h2, db2.data());
-  at::Tensor dw2 = at::mm(g2.t(), r1);
+  // the weight gradients leave the chain: each may go to the partner (6.)
+  at::Tensor dw2, dw1;
+  Offloaded dw2_done = offload([&] { dw2 = at::mm(g2.t(), r1); });
   at::Tensor g1 = at::mm(g2, w2);
   // through the first ReLU and Linear
   std::vector<double> db1(h1, 0.0);
   relu_backward_colsum(g1.data_ptr<float>(), r1.data_ptr<float>(), n, h1, db1.data());
-  at::Tensor dw1 = at::mm(g1.t(), x);
+  Offloaded dw1_done = offload([&] { dw1 = at::mm(g1.t(), x); });
   at::Tensor dx = need_dx ? at::mm(g1, w1) : at::Tensor();
+  dw2_done.wait();
+  dw1_done.wait();
   const auto opts = r2.options();
   return {dx, dw1, to_float_vector(db1, opts), dw2, to_float_vector(db2, opts), bn.dw, bn.db};
 }
@@ -634,6 +870,31 @@ extern "C" at::Tensor* magcl_gin_mlp_bn(const at::Tensor* x, const at::Tensor* w
       err, err_len);
 }
 
+// 6. The partner's entry points. magcl_partner_new makes one (`strict`: post() waits
+//    for the partner to claim each task, for tests that must see tasks handed over);
+//    magcl_partner_attach makes it this thread's (null: none); magcl_partner_serve runs
+//    the partner's loop until magcl_partner_stop; magcl_partner_claimed counts the tasks
+//    the partner ran. Free only after serve has returned or was never called.
+extern "C" Partner* magcl_partner_new(int strict) {
+  auto* p = new Partner();
+  p->strict = strict != 0;
+  return p;
+}
+
+extern "C" void magcl_partner_free(Partner* p) { delete p; }
+
+extern "C" void magcl_partner_attach(Partner* p) { t_partner = p; }
+
+extern "C" void magcl_partner_serve(Partner* p) { serve(p); }
+
+extern "C" void magcl_partner_stop(Partner* p) {
+  p->stop.store(true, std::memory_order_release);
+}
+
+extern "C" int64_t magcl_partner_claimed(const Partner* p) {
+  return p->claimed.load(std::memory_order_relaxed);
+}
+
 // 5. Folds batch statistics written by a deferred batch norm (`deferred` above: means,
 //    sums of squared deviations, row count) into running estimates, with the arithmetic
 //    the in-place update uses. Returns 0, or 1 with the message in `err`.
@@ -663,12 +924,14 @@ extern "C" int magcl_fold_deferred(const at::Tensor* running_mean, const at::Ten
 extern "C" at::Tensor* magcl_csr_matmul(const at::Tensor* x, const at::Tensor* rowptr,
                                         const at::Tensor* col, const at::Tensor* val,
                                         const at::Tensor* t_rowptr, const at::Tensor* t_col,
-                                        const at::Tensor* t_val, int rounded, char* err,
-                                        size_t err_len) {
+                                        const at::Tensor* t_val, int rounded, int has_self,
+                                        double self_weight, char* err, size_t err_len) {
   return guarded(
       [&] {
+        std::optional<double> s;
+        if (has_self != 0) s = self_weight;
         return CsrMatmul::apply(*x, *rowptr, *col, *val, *t_rowptr, *t_col, *t_val,
-                                rounded != 0);
+                                rounded != 0, s);
       },
       err, err_len);
 }

@@ -19,6 +19,12 @@ struct PendingScalarRaw {
     _private: [u8; 0],
 }
 
+/// Opaque handle of a backward pass's partner (`csrc/kernels.cpp`, 6.).
+#[repr(C)]
+struct PartnerRaw {
+    _private: [u8; 0],
+}
+
 extern "C" {
     fn magcl_read_later(
         t: *const C_tensor,
@@ -38,6 +44,8 @@ extern "C" {
         t_col: *const C_tensor,
         t_val: *const C_tensor,
         rounded: i32,
+        has_self: i32,
+        self_weight: f64,
         err: *mut c_char,
         err_len: usize,
     ) -> *mut C_tensor;
@@ -84,6 +92,13 @@ extern "C" {
         err_len: usize,
     ) -> i32;
 
+    fn magcl_partner_new(strict: i32) -> *mut PartnerRaw;
+    fn magcl_partner_free(p: *mut PartnerRaw);
+    fn magcl_partner_attach(p: *mut PartnerRaw);
+    fn magcl_partner_serve(p: *mut PartnerRaw);
+    fn magcl_partner_stop(p: *mut PartnerRaw);
+    fn magcl_partner_claimed(p: *const PartnerRaw) -> i64;
+
     #[allow(clippy::too_many_arguments)]
     fn magcl_batch_norm_train(
         x: *const C_tensor,
@@ -123,17 +138,37 @@ pub struct CsrArrays<'a> {
 /// computes `Aᵀ · g` from `at`, the CSR arrays of Aᵀ. Each output element is a chain of
 /// fused multiply-adds over the row's entries in order.
 pub fn csr_matmul(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
-    csr_matmul_with(x, a, at, false)
+    csr_matmul_with(x, a, at, false, None)
+}
+
+/// `(A + s·I) · x` for a square A, as [`csr_matmul`] (or [`csr_matmul_rounded`] when
+/// `rounded`) followed by `+ x * s`, in one operation with the bits of those two: each
+/// output row is A's row product, then `s · x_i` rounded and added (`csrc`, 1c). The
+/// backward pass computes `Aᵀ g + s · g` the same way.
+pub fn csr_matmul_plus_self(
+    x: &Tensor,
+    a: &CsrArrays<'_>,
+    at: &CsrArrays<'_>,
+    rounded: bool,
+    s: f64,
+) -> Tensor {
+    csr_matmul_with(x, a, at, rounded, Some(s))
 }
 
 /// [`csr_matmul`] with every product rounded before it is added, over the row's entries
 /// in order: the bits of the gather · weight → `index_add` form of a weighted message sum
 /// (the backward pass likewise matches `index_select`'s backward).
 pub fn csr_matmul_rounded(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>) -> Tensor {
-    csr_matmul_with(x, a, at, true)
+    csr_matmul_with(x, a, at, true, None)
 }
 
-fn csr_matmul_with(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>, rounded: bool) -> Tensor {
+fn csr_matmul_with(
+    x: &Tensor,
+    a: &CsrArrays<'_>,
+    at: &CsrArrays<'_>,
+    rounded: bool,
+    self_weight: Option<f64>,
+) -> Tensor {
     let mut err = [0 as c_char; 512];
     // SAFETY: every pointer is a live tensor borrowed for the duration of the call; the
     // C++ side keeps reference-counted handles, never the pointers themselves.
@@ -147,6 +182,8 @@ fn csr_matmul_with(x: &Tensor, a: &CsrArrays<'_>, at: &CsrArrays<'_>, rounded: b
             at.col.as_ptr(),
             at.val.as_ptr(),
             i32::from(rounded),
+            i32::from(self_weight.is_some()),
+            self_weight.unwrap_or(0.0),
             err.as_mut_ptr(),
             err.len(),
         )
@@ -426,6 +463,74 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
     take(out, &err, "GIN layer")
 }
 
+/// A second thread for one thread's backward pass (`csrc/kernels.cpp`, 6.): while the
+/// thread that [`Partner::attach`]es it runs kernels, the thread in [`Partner::serve`]
+/// may run the products that leave the gradient chain — [`gin_mlp_bn`]'s weight
+/// gradients — while the first goes on along the chain. A task the partner has not
+/// claimed yet when its result is needed is run by the attached thread itself, so nothing
+/// waits for a thread to wake up; each product is computed whole, by the same call, on
+/// one thread or the other, so the numbers do not depend on who ran what.
+/// [`crate::methods::branches::with_partner`] sets one up around a backward pass.
+pub struct Partner {
+    raw: *mut PartnerRaw,
+}
+
+// SAFETY: the C++ side is made for two threads: the attached one posts and takes back
+// tasks, the serving one claims and runs them, through atomics.
+unsafe impl Send for Partner {}
+unsafe impl Sync for Partner {}
+
+impl Partner {
+    /// A partner; `strict` (tests): every task posted while it serves waits until the
+    /// partner has claimed it, so that tasks are certain to run on the serving thread.
+    pub fn new(strict: bool) -> Partner {
+        // SAFETY: allocates a fresh partner, freed in `drop`.
+        Partner {
+            raw: unsafe { magcl_partner_new(i32::from(strict)) },
+        }
+    }
+
+    /// Runs `f` with this partner attached to this thread (its kernels may hand tasks to
+    /// the serving thread), then tells the serving thread to stop, also on a panic.
+    pub fn attach<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Detach<'a>(&'a Partner);
+        impl Drop for Detach<'_> {
+            fn drop(&mut self) {
+                // SAFETY: the partner is alive (borrowed); detaching touches this thread's
+                // pointer only, and stopping is an atomic store.
+                unsafe {
+                    magcl_partner_attach(std::ptr::null_mut());
+                    magcl_partner_stop(self.0.raw);
+                }
+            }
+        }
+        // SAFETY: the partner outlives the attachment, which `Detach` ends.
+        unsafe { magcl_partner_attach(self.raw) };
+        let _detach = Detach(self);
+        f()
+    }
+
+    /// Serves the attached thread until it is done (returns at once if it already is).
+    pub fn serve(&self) {
+        // SAFETY: the partner is alive for the call (borrowed); tasks are run with
+        // libtorch's gradient recording off.
+        unsafe { magcl_partner_serve(self.raw) }
+    }
+
+    /// How many tasks the serving thread has run.
+    pub fn claimed(&self) -> i64 {
+        // SAFETY: an atomic read of a live partner.
+        unsafe { magcl_partner_claimed(self.raw) }
+    }
+}
+
+impl Drop for Partner {
+    fn drop(&mut self) {
+        // SAFETY: neither `serve` nor `attach` can still be running: both borrow `self`.
+        unsafe { magcl_partner_free(self.raw) }
+    }
+}
+
 /// The elements of a contiguous f32 CPU tensor, or `None` for any other tensor.
 pub fn cpu_f32(t: &Tensor) -> Option<&[f32]> {
     if t.device() != Device::Cpu || t.kind() != Kind::Float || !t.is_contiguous() {
@@ -588,6 +693,75 @@ mod tests {
                         acc.to_bits(),
                         "d {d}, entry ({i}, {j})"
                     );
+                }
+            }
+        }
+    }
+
+    /// `(A + s·I)·x` in one operation has the bits of `A·x + x * s` as two libtorch
+    /// operations, forward and backward, for fused and rounded products, weights whose
+    /// product is exact (1, 2) or not (1.3), and every column width the kernel splits.
+    #[test]
+    fn self_term_has_the_bits_of_the_separate_operations() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(8);
+        let n = 29;
+        let (rowptr, col, val) = random_csr(n, n, 5, 9);
+        // Aᵀ's arrays: the same entries, by column
+        let mut t_entries: Vec<(i64, i64, f32)> = Vec::new();
+        for i in 0..n {
+            for k in rowptr[i] as usize..rowptr[i + 1] as usize {
+                t_entries.push((col[k], i as i64, val[k]));
+            }
+        }
+        t_entries.sort_by_key(|e| (e.0, e.1));
+        let mut t_rowptr = vec![0i64; n + 1];
+        for e in &t_entries {
+            t_rowptr[e.0 as usize + 1] += 1;
+        }
+        for i in 0..n {
+            t_rowptr[i + 1] += t_rowptr[i];
+        }
+        let t_col: Vec<i64> = t_entries.iter().map(|e| e.1).collect();
+        let t_val: Vec<f32> = t_entries.iter().map(|e| e.2).collect();
+        let (rp, ci, vv) = (
+            Tensor::from_slice(&rowptr),
+            Tensor::from_slice(&col),
+            Tensor::from_slice(&val),
+        );
+        let (trp, tci, tvv) = (
+            Tensor::from_slice(&t_rowptr),
+            Tensor::from_slice(&t_col),
+            Tensor::from_slice(&t_val),
+        );
+        let a = CsrArrays {
+            rowptr: &rp,
+            col: &ci,
+            val: &vv,
+        };
+        let at = CsrArrays {
+            rowptr: &trp,
+            col: &tci,
+            val: &tvv,
+        };
+        let bits = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap();
+        for rounded in [false, true] {
+            for s in [1.0, 2.0, 1.3] {
+                for d in [1i64, 7, 8, 9, 32, 33, 40, 64] {
+                    let x = Tensor::randn([n as i64, d], (Kind::Float, Device::Cpu));
+                    let up = Tensor::randn([n as i64, d], (Kind::Float, Device::Cpu));
+                    let x1 = x.copy().set_requires_grad(true);
+                    let x2 = x.copy().set_requires_grad(true);
+                    let fused = csr_matmul_plus_self(&x1, &a, &at, rounded, s);
+                    let plain = csr_matmul_with(&x2, &a, &at, rounded, None) + &x2 * s;
+                    let what = format!("rounded {rounded}, s {s}, d {d}");
+                    assert!(bits(&fused) == bits(&plain), "forward, {what}");
+                    (&fused * &up).sum(Kind::Float).backward();
+                    (&plain * &up).sum(Kind::Float).backward();
+                    assert!(bits(&x1.grad()) == bits(&x2.grad()), "backward, {what}");
+                    // and it is not the plain product alone
+                    let bare = csr_matmul_with(&x, &a, &at, rounded, None);
+                    assert!(bits(&fused) != bits(&bare), "{what}");
                 }
             }
         }

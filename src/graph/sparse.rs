@@ -8,7 +8,9 @@
 //! On CUDA (and for non-f32 features) libtorch's sparse CSR tensor is used.
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{csr_matmul, csr_matmul_rounded, reference_ops, sparse_mm, CsrArrays};
+use crate::kernels::{
+    csr_matmul, csr_matmul_plus_self, csr_matmul_rounded, reference_ops, sparse_mm, CsrArrays,
+};
 
 /// CSR arrays: row pointers, column indices (both i64) and f32 values.
 struct Csr {
@@ -209,6 +211,25 @@ impl SparseMatrix {
                 );
                 t.mm(x)
             }
+        }
+    }
+
+    /// `self · x + x * s` for a square matrix: on the CPU kernel one operation with the
+    /// bits of the two ([`crate::kernels::csr_matmul_plus_self`]), otherwise those two
+    /// operations (`x` itself when `s` is 1). A GIN aggregation.
+    pub fn mm_plus_self(&self, x: &Tensor, s: f64) -> Tensor {
+        assert_eq!(
+            self.n_rows, self.n_cols,
+            "a self term needs a square matrix"
+        );
+        match &self.repr {
+            Repr::Cpu { a, at }
+                if x.kind() == Kind::Float && x.device() == Device::Cpu && !reference_ops() =>
+            {
+                csr_matmul_plus_self(x, &a.arrays(), &at.arrays(), self.rounded, s)
+            }
+            _ if s == 1.0 => self.mm(x) + x,
+            _ => self.mm(x) + x * s,
         }
     }
 

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use tch::{Device, Kind, Tensor};
 
-use crate::kernels::{deferring_norm_updates, reference_ops};
+use crate::kernels::{deferring_norm_updates, reference_ops, Partner};
 
 /// The process-wide setting ([`set_concurrent`]).
 static CONCURRENT: AtomicBool = AtomicBool::new(false);
@@ -173,6 +173,23 @@ pub fn backward_pair(device: Device, a: (Tensor, Tensor), b: (Tensor, Tensor)) {
         backward(a);
         backward(b);
     }
+}
+
+/// Runs `f` (a backward pass through one branch only: SimGRACE's clean branch, while the
+/// perturbed one needs none) with the other branch thread as its partner
+/// ([`crate::kernels::Partner`]) when [`concurrent`] on `device`: that thread computes
+/// weight gradients while this one follows the gradient chain. Else `f` runs alone. The
+/// numbers are the same either way.
+pub fn with_partner<R: Send>(device: Device, f: impl FnOnce() -> R) -> R {
+    if !concurrent(device) {
+        return f();
+    }
+    let partner = Partner::new(false);
+    let f = AssertSend(f);
+    // The partner's loop is the join's second task: if the other thread does not take it
+    // before `f` is done, this thread finds the partner stopped and returns at once.
+    let (out, ()) = pool().join(|| partner.attach(f.into_inner()), || partner.serve());
+    out
 }
 
 /// `z` cut from its graph as a new leaf that collects its own gradient: the loss is

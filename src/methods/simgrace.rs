@@ -260,7 +260,8 @@ impl GraphMethod for SimGrace {
         };
         let loss = self.loss.loss(&perturbed, &clean);
         self.opt.zero_grad();
-        loss.backward();
+        // Only the clean branch has a backward pass: the other branch thread partners it.
+        branches::with_partner(device, || loss.backward());
         self.opt.step();
         Ok(loss.double_value(&[]))
     }

@@ -177,6 +177,59 @@ mod tests {
         (&y * &up).sum(Kind::Float).backward();
     }
 
+    /// With a partner thread serving the backward pass (strict: every weight-gradient
+    /// product is handed over), the gradients are the bits of the pass run alone.
+    #[test]
+    fn partner_served_backward_changes_no_bit() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(12);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let m = Mlp::new(vs.root() / "m", 6, 32, 32, Init::TorchDefault);
+        let bn = batch_norm(vs.root() / "bn", 32);
+        let x = Tensor::randn([300, 6], (Kind::Float, Device::Cpu)).set_requires_grad(true);
+        let up = Tensor::randn([300, 32], (Kind::Float, Device::Cpu));
+        let grads = |partner: Option<&crate::kernels::Partner>| {
+            for v in vs.trainable_variables().iter().chain([&x]) {
+                crate::kernels::set_grad(v, &Tensor::new());
+            }
+            let out = mlp_relu_batch_norm(&m, &bn, &x);
+            let loss = (&out * &up).sum(Kind::Float);
+            match partner {
+                Some(p) => std::thread::scope(|s| {
+                    s.spawn(|| p.serve());
+                    p.attach(|| loss.backward());
+                }),
+                None => loss.backward(),
+            }
+            vs.trainable_variables()
+                .iter()
+                .chain([&x])
+                .map(|v| Vec::<f32>::try_from(v.grad().flatten(0, -1)).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let alone = grads(None);
+        let partner = crate::kernels::Partner::new(true);
+        let served = grads(Some(&partner));
+        assert_eq!(partner.claimed(), 2, "both weight gradients handed over");
+        assert!(alone == served);
+        // a partner that never serves: the attached thread runs every task itself
+        let idle = crate::kernels::Partner::new(false);
+        let unserved = {
+            for v in vs.trainable_variables().iter().chain([&x]) {
+                crate::kernels::set_grad(v, &Tensor::new());
+            }
+            let out = mlp_relu_batch_norm(&m, &bn, &x);
+            idle.attach(|| (&out * &up).sum(Kind::Float).backward());
+            vs.trainable_variables()
+                .iter()
+                .chain([&x])
+                .map(|v| Vec::<f32>::try_from(v.grad().flatten(0, -1)).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(idle.claimed(), 0);
+        assert!(alone == unserved);
+    }
+
     #[test]
     fn batch_norm_kernel_matches_libtorch() {
         // The global torch RNG is shared by parallel tests: hold the lock while drawing.

@@ -5,7 +5,7 @@
 //! operators otherwise; [`with_reference_ops`] makes all of them take the plain form.
 use tch::{Device, Kind, Tensor};
 
-use crate::graph::GraphTensors;
+use crate::graph::{GraphTensors, SparseMatrix};
 pub use crate::kernels::{reference_ops, with_reference_ops};
 use crate::nn::GinMode;
 
@@ -15,12 +15,10 @@ use crate::nn::GinMode;
 /// use a sparse product on the CPU, with the gather/scatter form's rounding: the same
 /// bits in a fraction of the operations.
 pub fn neighbour_sum(g: &GraphTensors, z: &Tensor) -> Tensor {
+    if let Some(a) = neighbour_matrix(g, z) {
+        return a.mm(z);
+    }
     match &g.edge_weight {
-        None if z.kind() == Kind::Float => g.adjacency().mm(z),
-        Some(w) if !w.requires_grad() && z.kind() == Kind::Float && z.device() == Device::Cpu => g
-            .weighted_adjacency()
-            .expect("the graph has edge weights")
-            .mm(z),
         None => z
             .zeros_like()
             .index_add(0, &g.dst, &z.index_select(0, &g.src)),
@@ -33,11 +31,27 @@ pub fn neighbour_sum(g: &GraphTensors, z: &Tensor) -> Tensor {
 
 /// GIN aggregation `(1 + ε) z + Σ_{j→i} w_ji z_j`.
 pub fn gin_aggregate(g: &GraphTensors, z: &Tensor, eps: f64) -> Tensor {
+    if let Some(a) = neighbour_matrix(g, z) {
+        return a.mm_plus_self(z, 1.0 + eps);
+    }
     let agg = neighbour_sum(g, z);
     if eps == 0.0 {
         agg + z
     } else {
         agg + z * (1.0 + eps)
+    }
+}
+
+/// The sparse matrix whose product with `z` is [`neighbour_sum`], where that is a
+/// sparse product: f32 features, and edge weights (if any) on the CPU and not learnt.
+fn neighbour_matrix<'a>(g: &'a GraphTensors, z: &Tensor) -> Option<&'a SparseMatrix> {
+    match &g.edge_weight {
+        _ if z.kind() != Kind::Float => None,
+        None => Some(g.adjacency()),
+        Some(w) if !w.requires_grad() && z.device() == Device::Cpu => {
+            Some(g.weighted_adjacency().expect("the graph has edge weights"))
+        }
+        Some(_) => None,
     }
 }
 
