@@ -291,6 +291,42 @@ mod tests {
         assert!(x.grad().allclose(&expected, 1e-5, 1e-5, false));
     }
 
+    /// `(A + s·I)·x` in one operation ([`SparseMatrix::mm_plus_self`]) has the bits of
+    /// `A·x + x * s` as two libtorch operations, forward and backward, for fused and
+    /// rounded products, weights whose product is exact (1, 2) or not (1.3), and every
+    /// column width the kernel splits.
+    #[test]
+    fn self_term_has_the_bits_of_the_separate_operations() {
+        let _g = crate::rng::torch_lock();
+        let n = 29;
+        let (rows, cols, vals) = rand_matrix(n, 120, 8);
+        let bits = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap();
+        for rounded in [false, true] {
+            let m = if rounded {
+                SparseMatrix::from_triplets_rounded(&rows, &cols, &vals, n, n)
+            } else {
+                SparseMatrix::from_triplets(&rows, &cols, &vals, n, n)
+            };
+            for s in [1.0, 2.0, 1.3] {
+                for d in [1i64, 7, 8, 9, 32, 33, 40, 64] {
+                    let x = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
+                    let up = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
+                    let x1 = x.copy().set_requires_grad(true);
+                    let x2 = x.copy().set_requires_grad(true);
+                    let fused = m.mm_plus_self(&x1, s);
+                    let plain = m.mm(&x2) + &x2 * s;
+                    let what = format!("rounded {rounded}, s {s}, d {d}");
+                    assert!(bits(&fused) == bits(&plain), "forward, {what}");
+                    (&fused * &up).sum(Kind::Float).backward();
+                    (&plain * &up).sum(Kind::Float).backward();
+                    assert!(bits(&x1.grad()) == bits(&x2.grad()), "backward, {what}");
+                    // and it is not the plain product alone
+                    assert!(bits(&fused) != bits(&m.mm(&x)), "{what}");
+                }
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "rows but the matrix has")]
     fn a_shape_mismatch_is_an_error_not_a_wild_read() {
