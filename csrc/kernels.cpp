@@ -667,6 +667,17 @@ thread_local Partner* t_partner = nullptr;
 // partner idle for longer, and then another runnable thread should get the core.
 constexpr int kSpinsBeforeYield = 4096;
 
+// One step of waiting: a pause for the first kSpinsBeforeYield steps, a yield after.
+// `steps` counts them (and stops counting there, so it never overflows).
+inline void wait_step(int& steps) {
+  if (steps < kSpinsBeforeYield) {
+    ++steps;
+    cpu_relax();
+  } else {
+    sched_yield();
+  }
+}
+
 void serve(Partner* p) {
   // tasks run libtorch operations on plain tensors: no autograd graph is recorded
   at::NoGradGuard no_grad;
@@ -690,10 +701,8 @@ void serve(Partner* p) {
     }
     if (ran) {
       idle = 0;
-    } else if (++idle < kSpinsBeforeYield) {
-      cpu_relax();
     } else {
-      sched_yield();
+      wait_step(idle);
     }
   }
   p->serving.store(false, std::memory_order_release);
@@ -728,13 +737,8 @@ class Offloaded {
         error = std::current_exception();
       }
     } else {
-      for (int spins = 0; s->state.load(std::memory_order_acquire) != 3; ++spins) {
-        if (spins < kSpinsBeforeYield) {
-          cpu_relax();
-        } else {
-          sched_yield();
-        }
-      }
+      int steps = 0;
+      while (s->state.load(std::memory_order_acquire) != 3) wait_step(steps);
       error = s->error;
       s->error = nullptr;
       s->task = nullptr;
