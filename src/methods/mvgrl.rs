@@ -549,6 +549,9 @@ mod tests {
     /// propagation leaves z; PReLU scales the negatives by ¼; the pool sums the nodes.
     #[test]
     fn one_gcn_layer_by_hand() {
+        // Building the layer draws its initial weights from libtorch's global generator,
+        // which the seeded tests share: without the lock this test could shift their draws.
+        let _g = crate::rng::torch_lock();
         let vs = nn::VarStore::new(Device::Cpu);
         let mut gcn = Gcn::new(vs.root(), 1, 1, 1);
         tch::no_grad(|| {
