@@ -9,8 +9,10 @@
 //! - the git commit the binary was built from (`MAGCL_GIT_COMMIT`), written into every
 //!   result row;
 //! - `csrc/kernels.cpp` (autograd kernels: sparse products, batch norm; an asynchronous
-//!   scalar read-back) compiled against libtorch's headers, only when the source changed
-//!   (this script also reruns on every commit for the stamp above).
+//!   scalar read-back) compiled against libtorch's headers, with OpenMP on when libtorch
+//!   ships its libgomp (so that `at::parallel_for` in the kernels splits work over
+//!   libtorch's threads, as it does inside libtorch), only when the source or the flags
+//!   changed (this script also reruns on every commit for the stamp above).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,12 +33,28 @@ fn build_kernels(libtorch_lib: &Path) {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let lib = out.join("libmagcl_kernels.a");
     let stamp = out.join("kernels.cpp.built");
-    let source = std::fs::read(src).expect("csrc/kernels.cpp");
-    let fresh = lib.exists() && std::fs::read(&stamp).is_ok_and(|s| s == source);
-    if fresh {
+    // libtorch's `at::parallel_for` is a header template that splits its loop only where
+    // the including file is compiled with OpenMP (`_OPENMP`); without it the kernels' loops
+    // run on the calling thread whatever libtorch's thread count. The kernels therefore
+    // use the libgomp libtorch itself loads (one OpenMP runtime in the process), linked by
+    // its file name, and stay serial where libtorch ships none (another OpenMP runtime).
+    let gomp = libtorch_lib.join("libgomp.so.1");
+    let openmp = gomp.exists();
+    let mut source = std::fs::read(src).expect("csrc/kernels.cpp");
+    source.extend_from_slice(format!("\n// built with OpenMP: {openmp}\n").as_bytes());
+    let link = || {
         println!("cargo:rustc-link-search=native={}", out.display());
         println!("cargo:rustc-link-lib=static=magcl_kernels");
         println!("cargo:rustc-link-lib=stdc++");
+        if openmp {
+            println!("cargo:rustc-link-search=native={}", libtorch_lib.display());
+            println!("cargo:rustc-link-lib=dylib:+verbatim=libgomp.so.1");
+            println!("cargo:rustc-cfg=magcl_kernels_openmp");
+        }
+    };
+    let fresh = lib.exists() && std::fs::read(&stamp).is_ok_and(|s| s == source);
+    if fresh {
+        link();
         return;
     }
     let include = libtorch_lib
@@ -53,9 +71,16 @@ fn build_kernels(libtorch_lib: &Path) {
         .flag(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
         .flag("-DGLOG_USE_GLOG_EXPORT")
         .flag_if_supported("-Wno-unused-parameter")
+        .flag_if_supported(if openmp {
+            "-fopenmp"
+        } else {
+            "-Wno-unknown-pragmas"
+        })
         .opt_level(3)
         .warnings(false)
+        .cargo_metadata(false)
         .compile("magcl_kernels");
+    link();
     std::fs::write(&stamp, &source).expect("writing the kernels' build stamp");
 }
 
@@ -71,6 +96,7 @@ fn has_examples() -> bool {
 }
 
 fn main() {
+    println!("cargo:rustc-check-cfg=cfg(magcl_kernels_openmp)");
     println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
     if let Ok(dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
         build_kernels(Path::new(&dir));

@@ -9,8 +9,10 @@
 //    libtorch's CPU sparse-CSR matmul transposes (and re-sorts) the sparse matrix on
 //    every backward call, which dominated small-graph training steps. Here the caller
 //    supplies both A and Aᵀ once per batch; forward computes A·x and backward Aᵀ·g, each
-//    a row loop parallelised over rows with ATen's thread pool. Rectangular matrices
-//    (the graph pooling matrix) work the same way.
+//    a row loop parallelised over rows with ATen's thread pool (at::parallel_for, which
+//    splits only where this file is compiled with OpenMP: build.rs; each row is computed
+//    whole by one thread, so the bits do not depend on the thread count). Rectangular
+//    matrices (the graph pooling matrix) work the same way.
 // 1b. The same with libtorch's sparse tensors on any device (used on CUDA).
 // 1c. 1 with a self term, (A + s·I)·x: a GIN aggregation A·x + (1 + ε)·x as one
 //     operation instead of three (product, scale, sum) and their autograd nodes.
@@ -995,6 +997,20 @@ extern "C" PendingScalar* magcl_read_later(const at::Tensor* t, char* err, size_
     copy_message(e, err, err_len);
     return nullptr;
   }
+}
+
+// How many of libtorch's threads an at::parallel_for of `n` one-item tasks in this file
+// ran on (each thread takes a fixed share; tests: that the kernels' loops are split as
+// libtorch's own are, which needs this file compiled with OpenMP).
+extern "C" int64_t magcl_parallel_for_threads(int64_t n) {
+  std::vector<std::atomic<int>> used(std::max(1, at::get_num_threads()));
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    const int t = at::get_thread_num();
+    if (t >= 0 && t < static_cast<int>(used.size())) used[t].store(1);
+  });
+  int64_t count = 0;
+  for (auto& u : used) count += u.load();
+  return count;
 }
 
 // Waits for the copy and returns the value (as f64); frees nothing.

@@ -611,6 +611,30 @@ mod tests {
     extern "C" {
         /// Defined in `csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
         fn mkl_serv_intel_cpu_true() -> std::os::raw::c_int;
+        /// `csrc/kernels.cpp`: how many threads an `at::parallel_for` there ran on.
+        fn magcl_parallel_for_threads(n: i64) -> i64;
+    }
+
+    /// The kernels' row loops (`at::parallel_for`) split over libtorch's threads as
+    /// libtorch's own operations do: `build.rs` compiles them with OpenMP against the
+    /// libgomp libtorch ships (without it they ran on one thread at any thread count).
+    #[test]
+    fn kernel_loops_split_over_libtorchs_threads() {
+        let _g = crate::rng::torch_lock();
+        let before = tch::get_num_threads();
+        let mut used = Vec::new();
+        for t in [1, 2, 3] {
+            tch::set_num_threads(t);
+            // SAFETY: takes and returns integers; runs a loop over libtorch's threads.
+            used.push(unsafe { magcl_parallel_for_threads(64) });
+        }
+        tch::set_num_threads(before);
+        let want = if cfg!(magcl_kernels_openmp) {
+            vec![1, 2, 3]
+        } else {
+            vec![1, 1, 1]
+        };
+        assert_eq!(used, want);
     }
 
     #[test]

@@ -327,6 +327,48 @@ mod tests {
         }
     }
 
+    /// Split over 1, 2 or 3 libtorch threads (`csrc` 1), the product and its gradient keep
+    /// every bit: each output row is computed whole by one thread.
+    #[test]
+    fn the_product_splits_over_threads_without_changing_a_bit() {
+        let _g = crate::rng::torch_lock();
+        let before = tch::get_num_threads();
+        let n = 700;
+        let (rows, cols, vals) = rand_matrix(n, 6000, 11);
+        let bits = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap();
+        for rounded in [false, true] {
+            let m = if rounded {
+                SparseMatrix::from_triplets_rounded(&rows, &cols, &vals, n, n)
+            } else {
+                SparseMatrix::from_triplets(&rows, &cols, &vals, n, n)
+            };
+            for d in [7i64, 64] {
+                let x = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
+                let up = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
+                let run = |threads: i32, s: Option<f64>| {
+                    tch::set_num_threads(threads);
+                    let x = x.copy().set_requires_grad(true);
+                    let y = match s {
+                        Some(s) => m.mm_plus_self(&x, s),
+                        None => m.mm(&x),
+                    };
+                    (&y * &up).sum(Kind::Float).backward();
+                    (bits(&y), bits(&x.grad()))
+                };
+                for s in [None, Some(1.3)] {
+                    let one = run(1, s);
+                    for threads in [2, 3] {
+                        assert!(
+                            run(threads, s) == one,
+                            "rounded {rounded}, d {d}, self {s:?}, {threads} threads"
+                        );
+                    }
+                }
+            }
+        }
+        tch::set_num_threads(before);
+    }
+
     #[test]
     #[should_panic(expected = "rows but the matrix has")]
     fn a_shape_mismatch_is_an_error_not_a_wild_read() {
