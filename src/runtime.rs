@@ -5,21 +5,27 @@ use std::ffi::{c_char, CStr, CString};
 /// How many times a libtorch OpenMP thread polls for work or for its team-mates at a
 /// barrier before it sleeps, unless the user chose (`GOMP_SPINCOUNT` / `OMP_WAIT_POLICY`).
 ///
-/// libgomp's default is 300 000 polls (about 3 ms; more on CPUs with a slow `pause`
-/// instruction), and libtorch enters a parallel region for nearly every operation. On a
-/// machine where another process keeps a core busy, a thread that polls takes the CPU from
-/// the very team-mate it waits for, which then finishes its share only when the scheduler
-/// next lets it run: every operation costs a time slice, and a run that takes 9 s alone took
-/// more than 11 minutes. Sleeping at once makes each region pay a futex wake-up
-/// instead (microseconds), which costs little at magcl's sizes on a quiet machine (measured:
-/// `benchmarks/history/busy/README.md`).
-pub const OPENMP_SPIN_COUNT: &str = "0";
+/// libgomp's default is 300 000 polls (milliseconds), and libtorch enters a parallel region
+/// for nearly every operation. On a machine where another process keeps a core busy, a
+/// thread that polls that long takes the CPU from the very team-mate it waits for, which
+/// then finishes its share only when the scheduler next lets it run: every operation costs
+/// a time slice, and a run that takes 9 s alone took more than 11 minutes
+/// (`benchmarks/history/busy/README.md`). Sleeping at once (0) fixed that but made every
+/// wait pay a wake-up, which on a quiet machine cost node-level training (the one default
+/// that trains on several libtorch threads) 10–20% against libgomp's spinning. 10 000
+/// polls (a fraction of a millisecond) keep most of the spinning's speed alone and most of
+/// the sleeping's beside a busy core: Cora's epoch at two threads on the 2-core VM 1.07×
+/// libgomp's default alone (sleeping: 1.18) and 1.9× its quiet time beside a busy core
+/// (default: 2.9); on the 16-core Xeon 1.03× and 1.9× (sleeping: 1.10 and 1.2; default
+/// beside a busy core: 11×); `benchmarks/history/thread_defaults/spin_counts_node/`.
+/// Graph-level runs at their defaults train on one libtorch thread and never wait here.
+pub const OPENMP_SPIN_COUNT: &str = "10000";
 
 /// The settings libgomp should start with, as `NAME=VALUE` entries to add to an environment
 /// that lacks them (empty: nothing to change):
 /// - `GOMP_SPINCOUNT=`[`OPENMP_SPIN_COUNT`] unless `OMP_WAIT_POLICY` or `GOMP_SPINCOUNT` is
-///   set: waiting threads sleep instead of polling, so a busy machine slows a run down by
-///   the share of the CPU it lacks, not by orders of magnitude;
+///   set: waiting threads poll briefly, then sleep, so a busy machine slows a run down by
+///   about the share of the CPU it lacks, not by orders of magnitude;
 /// - `OMP_NUM_THREADS=N` unless set, where a cgroup CPU quota (a container's `--cpus`, a
 ///   Slurm or systemd limit) allows only N CPUs, fewer than the affinity mask holds:
 ///   libgomp counts the affinity mask only, and more threads than the quota allows spend

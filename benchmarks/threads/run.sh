@@ -8,17 +8,19 @@
 #
 #   bash benchmarks/threads/run.sh NEW_MAGCL OLD_MAGCL ROUNDS OUT_DIR
 #   python3 benchmarks/threads/summarize.py OUT_DIR
-# Data: $MAGCL_DATA_MIRROR (MUTAG, PROTEINS, NCI1, Cora).
+# Data: $MAGCL_DATA_MIRROR (MUTAG, PROTEINS, NCI1, Cora). NODE_ONLY=1 times only the
+# node-level workloads (the base model on Cora, with its evaluation, and with MA).
 set -eu
 NEW=$1 OLD=$2 ROUNDS=${3:-3} OUT=${4:-runs/threads}
 mkdir -p "$OUT"
 EVAL="graphcl:MUTAG simgrace:MUTAG adgcl:MUTAG graphcl:PROTEINS simgrace:PROTEINS base:Cora"
 NOEVAL="graphcl:NCI1 simgrace:NCI1 adgcl:PROTEINS"
 LAST=$(( $(nproc) - 1 ))
+if [ "${NODE_ONLY:-0}" = 1 ]; then EVAL="base:Cora"; NOEVAL=""; fi
 speed() {  # label binary [args...]
   local label=$1 bin=$2; shift 2
   "$bin" bench-speed $EVAL --eval --epochs 10 --warmup 2 "$@" --out "$OUT/$label.csv" > /dev/null
-  "$bin" bench-speed $NOEVAL --epochs 10 --warmup 2 "$@" --out "$OUT/$label.csv" > /dev/null
+  [ -z "$NOEVAL" ] || "$bin" bench-speed $NOEVAL --epochs 10 --warmup 2 "$@" --out "$OUT/$label.csv" > /dev/null
   "$bin" bench-speed base:Cora --ma --epochs 10 --warmup 2 "$@" --out "$OUT/$label.csv" > /dev/null
 }
 variant() {

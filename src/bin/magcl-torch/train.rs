@@ -116,9 +116,9 @@ pub struct TrainArgs {
     /// its logistic-regression probe on one libtorch thread (at any count) beside k-means on
     /// the other cores. A given count runs the branches one after the other. At most 256
     /// (or the number of cores, where larger). The count is recorded in the run's config.
-    /// Waiting threads sleep at once (GOMP_SPINCOUNT=0, so that a busy machine costs
-    /// a share of the CPU, not minutes) unless GOMP_SPINCOUNT or OMP_WAIT_POLICY is set:
-    /// see docs/performance.md.
+    /// Waiting threads poll briefly, then sleep (GOMP_SPINCOUNT=10000, so that a busy
+    /// machine costs a share of the CPU, not minutes) unless GOMP_SPINCOUNT or
+    /// OMP_WAIT_POLICY is set: see docs/performance.md.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Write the evaluation embeddings to FILE.npy (float32, n × d) and the labels to
