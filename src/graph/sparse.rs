@@ -263,6 +263,27 @@ mod tests {
         (rows, cols, vals)
     }
 
+    /// A random n × n matrix with `e` entries, as fused (`false`) and rounded (`true`)
+    /// products.
+    fn rand_square_both_kinds(n: i64, e: i64, seed: i64) -> Vec<(bool, SparseMatrix)> {
+        let (rows, cols, vals) = rand_matrix(n, e, seed);
+        [false, true]
+            .into_iter()
+            .map(|rounded| {
+                let m = if rounded {
+                    SparseMatrix::from_triplets_rounded(&rows, &cols, &vals, n, n)
+                } else {
+                    SparseMatrix::from_triplets(&rows, &cols, &vals, n, n)
+                };
+                (rounded, m)
+            })
+            .collect()
+    }
+
+    fn bits(t: &Tensor) -> Vec<f32> {
+        Vec::<f32>::try_from(t.flatten(0, -1)).unwrap()
+    }
+
     fn dense_of(rows: &Tensor, cols: &Tensor, vals: &Tensor, n: i64) -> Tensor {
         Tensor::zeros([n, n], (Kind::Float, Device::Cpu)).index_put(
             &[Some(rows.shallow_clone()), Some(cols.shallow_clone())],
@@ -299,14 +320,7 @@ mod tests {
     fn self_term_has_the_bits_of_the_separate_operations() {
         let _g = crate::rng::torch_lock();
         let n = 29;
-        let (rows, cols, vals) = rand_matrix(n, 120, 8);
-        let bits = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap();
-        for rounded in [false, true] {
-            let m = if rounded {
-                SparseMatrix::from_triplets_rounded(&rows, &cols, &vals, n, n)
-            } else {
-                SparseMatrix::from_triplets(&rows, &cols, &vals, n, n)
-            };
+        for (rounded, m) in rand_square_both_kinds(n, 120, 8) {
             for s in [1.0, 2.0, 1.3] {
                 for d in [1i64, 7, 8, 9, 32, 33, 40, 64] {
                     let x = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
@@ -334,14 +348,7 @@ mod tests {
         let _g = crate::rng::torch_lock();
         let before = tch::get_num_threads();
         let n = 700;
-        let (rows, cols, vals) = rand_matrix(n, 6000, 11);
-        let bits = |t: &Tensor| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap();
-        for rounded in [false, true] {
-            let m = if rounded {
-                SparseMatrix::from_triplets_rounded(&rows, &cols, &vals, n, n)
-            } else {
-                SparseMatrix::from_triplets(&rows, &cols, &vals, n, n)
-            };
+        for (rounded, m) in rand_square_both_kinds(n, 6000, 11) {
             for d in [7i64, 64] {
                 let x = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
                 let up = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
