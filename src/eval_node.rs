@@ -15,6 +15,7 @@ use crate::eval::protocol::{FixedSplits, Protocol, RandomSplit};
 use crate::eval::{self, Split};
 use crate::methods::optim::Adam;
 use crate::rng::{self, streams};
+use crate::runtime::TorchThreads;
 
 /// The probe's training steps in a run (SPEC §6).
 pub const PROBE_STEPS: usize = 3000;
@@ -112,24 +113,6 @@ impl Evaluator for NodeLogReg {
 
     fn parallel(&self) -> bool {
         false
-    }
-}
-
-/// Sets libtorch's intra-op thread count on this thread to `n` until dropped, then puts
-/// back the count it found.
-struct TorchThreads(i32);
-
-impl TorchThreads {
-    fn set(n: i32) -> Self {
-        let before = tch::get_num_threads();
-        tch::set_num_threads(n);
-        TorchThreads(before)
-    }
-}
-
-impl Drop for TorchThreads {
-    fn drop(&mut self) {
-        tch::set_num_threads(self.0);
     }
 }
 

@@ -621,14 +621,12 @@ mod tests {
     #[test]
     fn kernel_loops_split_over_libtorchs_threads() {
         let _g = crate::rng::torch_lock();
-        let before = tch::get_num_threads();
         let mut used = Vec::new();
         for t in [1, 2, 3] {
-            tch::set_num_threads(t);
+            let _t = crate::runtime::TorchThreads::set(t);
             // SAFETY: takes and returns integers; runs a loop over libtorch's threads.
             used.push(unsafe { magcl_parallel_for_threads(64) });
         }
-        tch::set_num_threads(before);
         let want = if cfg!(magcl_kernels_openmp) {
             vec![1, 2, 3]
         } else {

@@ -12,12 +12,13 @@ use std::ffi::{c_char, CStr, CString};
 /// a time slice, and a run that takes 9 s alone took more than 11 minutes
 /// (`benchmarks/history/busy/README.md`). Sleeping at once (0) fixed that but made every
 /// wait pay a wake-up, which on a quiet machine cost node-level training (the one default
-/// that trains on several libtorch threads) 10–20% against libgomp's spinning. 10 000
-/// polls (a fraction of a millisecond) keep most of the spinning's speed alone and most of
-/// the sleeping's beside a busy core: Cora's epoch at two threads on the 2-core VM 1.07×
-/// libgomp's default alone (sleeping: 1.18) and 1.9× its quiet time beside a busy core
-/// (default: 2.9); on the 16-core Xeon 1.03× and 1.9× (sleeping: 1.10 and 1.2; default
-/// beside a busy core: 11×); `benchmarks/history/thread_defaults/spin_counts_node/`.
+/// that trains on several libtorch threads) up to 10–20% against libgomp's spinning. 10 000
+/// polls (a fraction of a millisecond) keep the spinning's speed alone and most of the
+/// sleeping's beside a busy core: Cora's epoch at the defaults on the 2-core VM 0.96×
+/// libgomp's default alone (sleeping at once: 1.01) and 2.0× its quiet time beside a busy
+/// core (sleeping: 1.7; libgomp's default: 2.5); on the 16-core Xeon 0.98× and 2.1×
+/// (sleeping: 1.12 and 1.3; libgomp's default beside a busy core: 16×);
+/// `benchmarks/history/thread_defaults/spin_counts_node/` (`vm_omp/`, `xeon_omp/`).
 /// Graph-level runs at their defaults train on one libtorch thread and never wait here.
 pub const OPENMP_SPIN_COUNT: &str = "10000";
 
@@ -196,6 +197,24 @@ pub fn machine() -> String {
                 .map(|m| m.trim().to_string())
         })
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// Sets libtorch's intra-op thread count on this thread to `n` until dropped, then puts
+/// back the count it found (also when a panic unwinds through it).
+pub(crate) struct TorchThreads(i32);
+
+impl TorchThreads {
+    pub(crate) fn set(n: i32) -> Self {
+        let before = tch::get_num_threads();
+        tch::set_num_threads(n);
+        TorchThreads(before)
+    }
+}
+
+impl Drop for TorchThreads {
+    fn drop(&mut self) {
+        tch::set_num_threads(self.0);
+    }
 }
 
 #[cfg(test)]

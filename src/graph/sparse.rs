@@ -346,14 +346,13 @@ mod tests {
     #[test]
     fn the_product_splits_over_threads_without_changing_a_bit() {
         let _g = crate::rng::torch_lock();
-        let before = tch::get_num_threads();
         let n = 700;
         for (rounded, m) in rand_square_both_kinds(n, 6000, 11) {
             for d in [7i64, 64] {
                 let x = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
                 let up = Tensor::randn([n, d], (Kind::Float, Device::Cpu));
                 let run = |threads: i32, s: Option<f64>| {
-                    tch::set_num_threads(threads);
+                    let _t = crate::runtime::TorchThreads::set(threads);
                     let x = x.copy().set_requires_grad(true);
                     let y = match s {
                         Some(s) => m.mm_plus_self(&x, s),
@@ -373,7 +372,6 @@ mod tests {
                 }
             }
         }
-        tch::set_num_threads(before);
     }
 
     #[test]
