@@ -62,7 +62,8 @@ fn build_kernels(libtorch_lib: &Path) {
         .expect("libtorch lib dir has a parent")
         .join("include");
     let abi = std::env::var("LIBTORCH_CXX11_ABI").unwrap_or_else(|_| "1".into());
-    cc::Build::new()
+    let mut build = cc::Build::new();
+    build
         .cpp(true)
         .file(src)
         .include(&include)
@@ -71,15 +72,13 @@ fn build_kernels(libtorch_lib: &Path) {
         .flag(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
         .flag("-DGLOG_USE_GLOG_EXPORT")
         .flag_if_supported("-Wno-unused-parameter")
-        .flag_if_supported(if openmp {
-            "-fopenmp"
-        } else {
-            "-Wno-unknown-pragmas"
-        })
         .opt_level(3)
         .warnings(false)
-        .cargo_metadata(false)
-        .compile("magcl_kernels");
+        .cargo_metadata(false);
+    if openmp {
+        build.flag_if_supported("-fopenmp");
+    }
+    build.compile("magcl_kernels");
     link();
     std::fs::write(&stamp, &source).expect("writing the kernels' build stamp");
 }
