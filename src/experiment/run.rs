@@ -28,9 +28,12 @@ pub struct RunOptions {
     pub save_embeddings: Option<PathBuf>,
     /// Train only (for timing): no evaluation, `accuracy` stays 0 and `evaluated` false.
     pub skip_eval: bool,
-    /// Threads of the graph-level evaluation (the SVMs' folds and grid on the rayon pool);
-    /// 0: the global pool. The count changes no result, only the time.
-    pub eval_threads: usize,
+    /// The rayon pool of the graph-level evaluation (the SVMs' folds and grid); `None`:
+    /// the global pool. Its size changes no result, only the time. Make it when the
+    /// process starts: a pool made after training evaluated GraphCL MUTAG's embeddings
+    /// 3–5 ms (10–15%) slower at its first use than one made before
+    /// (benchmarks/history/thread_defaults/README.md, session 9).
+    pub eval_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// What a run produced.
@@ -381,22 +384,8 @@ fn run_graph(
             )?,
         })
     };
-    // the evaluation's own pool, made at the first evaluation and kept for the run (AD-GCL
-    // evaluates every few epochs); a run that is not evaluated starts no idle threads. The
-    // global pool when none is asked for or one cannot be made.
-    let eval_pool: std::cell::OnceCell<Option<rayon::ThreadPool>> = std::cell::OnceCell::new();
     let score = |e: &Embeddings| -> Result<eval::CvResult> {
-        let pool = eval_pool.get_or_init(|| {
-            (opts.eval_threads > 0)
-                .then(|| {
-                    rayon::ThreadPoolBuilder::new()
-                        .num_threads(opts.eval_threads)
-                        .build()
-                        .ok()
-                })
-                .flatten()
-        });
-        match pool {
+        match &opts.eval_pool {
             Some(pool) => pool.install(|| score_on(e)),
             None => score_on(e),
         }

@@ -460,6 +460,18 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());
     }
+    // the graph-level evaluation on a pool of every core unless a count was chosen, made
+    // before anything else runs: one made after training was slower at its first use
+    // (RunOptions::eval_pool); an unevaluated run starts none
+    let eval_pool = (!chosen && !a.no_eval && cfg.task == magcl::params::Task::Graph)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(magcl::runtime::usable_cores())
+                .build()
+                .ok()
+        })
+        .flatten()
+        .map(std::sync::Arc::new);
     // training's data pipeline on a pool as large as libtorch's (a second rayon thread
     // slowed one-thread graph-level epochs by 6–38%); the graph-level evaluation on every
     // core unless a count was chosen (benchmarks/history/thread_defaults/README.md)
@@ -470,17 +482,12 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     magcl::methods::branches::set_concurrent(
         !chosen && cfg.task == magcl::params::Task::Graph && magcl::runtime::usable_cores() >= 2,
     );
-    let eval_threads = if chosen {
-        0
-    } else {
-        magcl::runtime::usable_cores()
-    };
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,
-        eval_threads,
+        eval_pool,
     };
     let outcome = runner::run_catching_panics(&cfg, &opts)?;
     let record = RunRecord::new(&cfg, outcome);
