@@ -9,6 +9,7 @@
 set -eu
 B=$1 R=${2:-30}
 W=$(mktemp -d)
+export MAGCL_DATA_DIR=${MAGCL_DATA_DIR:-$W/data}  # the datasets stay out of the project
 for m in graphcl simgrace; do
   "$B" train --method $m --dataset MUTAG --epochs 12 --quiet --save-embeddings "$W/${m}_def.npy" > /dev/null
   GOMP_SPINCOUNT=300000 "$B" train --method $m --dataset MUTAG --epochs 12 --threads 2 --quiet \
