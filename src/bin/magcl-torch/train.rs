@@ -460,10 +460,12 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         outln!("{}", serde_json::to_string_pretty(&cfg)?);
         return Ok(());
     }
-    // the graph-level evaluation on a pool of every core unless a count was chosen, made
-    // before anything else runs: one made after training was slower at its first use
-    // (RunOptions::eval_pool); an unevaluated run starts none
-    let eval_pool = (!chosen && !a.no_eval && cfg.task == magcl::params::Task::Graph)
+    // a graph-level run under the default thread policy (no count chosen)
+    let graph_defaults = !chosen && cfg.task == magcl::params::Task::Graph;
+    // its evaluation on a pool of every core, made before anything else runs: one made
+    // after training was slower at its first use (RunOptions::eval_pool); an unevaluated
+    // run starts none
+    let eval_pool = (graph_defaults && !a.no_eval)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(magcl::runtime::usable_cores())
@@ -473,15 +475,12 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         .flatten()
         .map(std::sync::Arc::new);
     // training's data pipeline on a pool as large as libtorch's (a second rayon thread
-    // slowed one-thread graph-level epochs by 6–38%); the graph-level evaluation on every
-    // core unless a count was chosen (benchmarks/history/thread_defaults/README.md)
+    // slowed one-thread graph-level epochs by 6–38%; benchmarks/history/thread_defaults/)
     set_threads(cfg.threads);
     // under the default policy a graph-level step runs its two branches (GraphCL's views,
     // SimGRACE's clean and perturbed passes) on two threads where two cores are usable;
     // the numbers are the same either way (magcl::methods::branches)
-    magcl::methods::branches::set_concurrent(
-        !chosen && cfg.task == magcl::params::Task::Graph && magcl::runtime::usable_cores() >= 2,
-    );
+    magcl::methods::branches::set_concurrent(graph_defaults && magcl::runtime::usable_cores() >= 2);
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
