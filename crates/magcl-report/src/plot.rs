@@ -1130,14 +1130,17 @@ fn size_band_color(method: &str, r: &Report, methods: &[String]) -> RGBColor {
         .pretrain
         .curves
         .iter()
-        .find(|c| c.untrained.as_ref().is_some_and(|u| family(&u.method) == method))
+        .find(|c| {
+            c.untrained
+                .as_ref()
+                .is_some_and(|u| family(&u.method) == method)
+        })
         .and_then(|c| methods.iter().position(|m| *m == c.key.method));
     match of {
         Some(i) => SIZE_COLORS[i % SIZE_COLORS.len()],
         None => band_color(method),
     }
 }
-
 
 /// Accuracy against the number of graphs pre-trained on, as an SVG document: one panel
 /// per dataset, x the pre-training size on a log2 axis (the whole set rightmost), one
@@ -1174,12 +1177,13 @@ pub fn pretrain_sizes(r: &Report) -> Result<Option<String>> {
     }
     let cols = panels.len().min(3);
     let rows = panels.len().div_ceil(cols);
-    let (pw, ph) = (460u32, 360u32);
-    let per_line = 2usize;
+    let (pw, ph) = (560u32, 380u32);
+    // Legend entries side by side: as many per line as there are panel columns, up to 2.
+    let per_line = cols.min(2);
     let entries = styles.len().div_ceil(per_line) + floors.len().div_ceil(per_line);
     let legend_h = 28 + 22 * entries as u32;
-    let title_h = 40u32;
-    let width = (pw * cols as u32).max(760);
+    let title_h = 56u32;
+    let width = pw * cols as u32;
     let height = title_h + ph * rows as u32 + legend_h;
     let mut svg = String::new();
     {
@@ -1187,22 +1191,29 @@ pub fn pretrain_sizes(r: &Report) -> Result<Option<String>> {
         root.fill(&WHITE).map_err(perr)?;
         let (top, rest) = root.split_vertically(title_h);
         let (grid, legend) = rest.split_vertically(ph * rows as u32);
-        top.draw(&Text::new(
+        for (line, text) in [
             format!(
-                "{} against pre-training graphs: mean and 95% CI over seeds; bands: floors (95% CI of the mean)",
+                "{} against the number of graphs pre-trained on",
                 match r.metric {
                     Metric::Accuracy => "Accuracy",
                     Metric::Nmi => "NMI",
                 }
             ),
-            (width as i32 / 2, title_h as i32 / 2),
-            ("sans-serif", 16)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Center)),
-        ))
-        .map_err(perr)?;
-        let (grid, _) = grid.split_horizontally(pw * cols as u32);
+            "mean and 95% CI over seeds; bands: floors (95% CI of the mean)".to_string(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            top.draw(&Text::new(
+                text,
+                (width as i32 / 2, 18 + 22 * line as i32),
+                ("sans-serif", 16 - 3 * line as u32)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Center)),
+            ))
+            .map_err(perr)?;
+        }
         let areas = grid.split_evenly((rows, cols));
         for ((dataset, split), area) in panels.iter().zip(areas.iter()) {
             draw_size_panel(area, r, dataset, split, &methods)?;
@@ -1315,7 +1326,10 @@ fn draw_size_panel(
     for curve in &curves {
         for p in &curve.points {
             let x = size_x(p, curve);
-            if !ticks.iter().any(|(t, l, _)| (*t - x).abs() < 1e-9 && *l == p.label()) {
+            if !ticks
+                .iter()
+                .any(|(t, l, _)| (*t - x).abs() < 1e-9 && *l == p.label())
+            {
                 ticks.push((x, p.label(), p.graphs.is_none()));
             }
         }

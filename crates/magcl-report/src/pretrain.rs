@@ -39,8 +39,8 @@ use super::curves::FloorBand;
 use super::floor::{self, family, find_classical, find_untrained, is_baseline, is_node};
 use super::floor::{FloorKind, FLOOR_ALPHA};
 use super::format::{fmt_ci, fmt_num, fmt_p, method_label, method_name};
-use super::{dataset_sort_key, group_sort_key, inference, pair, Group, GroupKey, Metric};
 use super::{claims::signed, MIN_SEEDS};
+use super::{dataset_sort_key, group_sort_key, inference, pair, Group, GroupKey, Metric};
 use crate::stats;
 
 /// The config section of the pre-training subset.
@@ -663,7 +663,11 @@ mod tests {
         let section = match graphs {
             Some(g) => format!(
                 r#","pretrain":{{"graphs":{g}{}}}"#,
-                if matched { r#","match_steps":true"# } else { "" }
+                if matched {
+                    r#","match_steps":true"#
+                } else {
+                    ""
+                }
             ),
             None => String::new(),
         };
@@ -789,7 +793,11 @@ mod tests {
         assert!(raw[3] > 0.99, "{raw:?}");
         let holm = holm_by_hand(&raw);
         for (t, h) in tests.iter().zip(&holm) {
-            assert!((t.p_holm.unwrap() - h).abs() < 1e-12, "{:?} vs {h}", t.p_holm);
+            assert!(
+                (t.p_holm.unwrap() - h).abs() < 1e-12,
+                "{:?} vs {h}",
+                t.p_holm
+            );
         }
         // Holm matters: raw p < 0.05 at A's 64 and B's whole set, Holm p > 0.05.
         assert!(raw[0] < 0.05 && holm[0] > 0.05 && !tests[0].above());
@@ -831,10 +839,7 @@ mod tests {
         assert_eq!(a.kind, FloorKind::Classical);
         // A at 64 is below WL (mean 70.95 vs 72.0), at 128 above (73.21).
         assert_eq!(a.reached.as_deref(), Some("128"), "{welch_holm:?}");
-        assert_eq!(
-            crossover(c, B, wl()).text(),
-            "not reached up to 188 (all)"
-        );
+        assert_eq!(crossover(c, B, wl()).text(), "not reached up to 188 (all)");
         // Bands: each method's untrained encoder, then WL.
         let bands: Vec<String> = c.bands.iter().map(|b| b.method.clone()).collect();
         assert_eq!(bands, [untrained(A), untrained(B), wl().to_string()]);
@@ -895,10 +900,7 @@ mod tests {
         // smallest p (A on the whole set) is multiplied by 8.
         let whole = m.points[2].against(&untrained(A)).unwrap();
         assert!((whole.p_holm.unwrap() - 8.0 * whole.p.unwrap()).abs() < 1e-15);
-        assert_eq!(
-            c.curves[0].points[2].against(&untrained(A)),
-            Some(whole)
-        );
+        assert_eq!(c.curves[0].points[2].against(&untrained(A)), Some(whole));
         assert_eq!(
             crossover_of(c, CurveKind::MatchedSteps).reached.as_deref(),
             Some("64")
@@ -938,7 +940,11 @@ mod tests {
             })
         );
         for text in [r#"{}"#, r#"{"pretrain":null}"#, r#"{"pretrain":{}}"#] {
-            assert_eq!(setting(&serde_json::from_str(text).unwrap()), None, "{text}");
+            assert_eq!(
+                setting(&serde_json::from_str(text).unwrap()),
+                None,
+                "{text}"
+            );
         }
         let s = Setting {
             graphs: 64,
@@ -991,8 +997,8 @@ mod tests {
             .collect();
         assert_eq!(solid.len(), 2 * r.pretrain.curves.len(), "{svg}");
         // The y range of data reaching past 100 stops at 100.
-        let (y0, y1) = crate::plot::bounded_y_range(&[97.0, 99.5, 101.2], Metric::Accuracy)
-            .unwrap();
+        let (y0, y1) =
+            crate::plot::bounded_y_range(&[97.0, 99.5, 101.2], Metric::Accuracy).unwrap();
         assert_eq!(y1, 100.0);
         assert!(y0 < 97.0);
         let png = crate::raster::svg_to_png(&svg, 1.0).unwrap();
