@@ -200,6 +200,16 @@ fn plot_draws_pretraining_sizes_when_rows_hold_subsets() {
             "c1",
         ));
         rows.push(row(wl, s, 74.0 + x, "c1"));
+        // The matched-steps curve: the same grid label, `match_steps` in the config.
+        for (g, acc) in [(64, 73.0), (128, 77.0)] {
+            let mut r = row(method, s, acc + x, "c1");
+            r.variant = format!("pretrain.graphs={g}");
+            r.config_hash = format!("{method}-{g}-matched-{s}");
+            r.config = format!(
+                r#"{{"method":"{method}","seed":{s},"pretrain":{{"graphs":{g},"match_steps":true}}}}"#
+            );
+            rows.push(r);
+        }
     }
     write(&csv, &rows);
     let svg = dir.join("p.svg");
@@ -225,6 +235,20 @@ fn plot_draws_pretraining_sizes_when_rows_hold_subsets() {
         magcl_report::Report::from_files(&[csv], magcl_report::Metric::Accuracy).unwrap();
     report.files.clear();
     let text = magcl_report::render::markdown(&report);
+    // The section as a whole against its golden file (refresh after an intended change
+    // of layout with MAGCL_UPDATE_GOLDEN=1, then review the diff).
+    let section = text
+        .split("## Pre-training size")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .map(|t| format!("## Pre-training size{t}"))
+        .unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/bench/report_pretrain_section.md");
+    if std::env::var_os("MAGCL_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &section).unwrap();
+    }
+    assert_eq!(section, std::fs::read_to_string(&golden).unwrap());
     // 64 graphs: no gain over the untrained encoder; 128: +5 on every seed.
     assert!(
         text.contains(
