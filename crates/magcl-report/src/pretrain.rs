@@ -837,7 +837,8 @@ mod tests {
         }
         let a = crossover(c, A, wl());
         assert_eq!(a.kind, FloorKind::Classical);
-        // A at 64 is below WL (mean 70.95 vs 72.0), at 128 above (73.21).
+        // A at 64 lies under WL's mean (70.95 vs 72.0), at 128 above it (73.21).
+        assert!(c.curves[0].points[0].against(wl()).unwrap().mean_diff < 0.0);
         assert_eq!(a.reached.as_deref(), Some("128"), "{welch_holm:?}");
         assert_eq!(crossover(c, B, wl()).text(), "not reached up to 188 (all)");
         // Bands: each method's untrained encoder, then WL.
@@ -910,7 +911,7 @@ mod tests {
     fn crossover_of(c: &PretrainCurves, kind: CurveKind) -> &Crossover {
         c.crossovers
             .iter()
-            .find(|x| x.curve == kind && x.floor_method.starts_with("untrained-"))
+            .find(|x| x.curve == kind && x.kind == FloorKind::Untrained)
             .unwrap()
     }
 
@@ -1003,5 +1004,30 @@ mod tests {
         assert!(y0 < 97.0);
         let png = crate::raster::svg_to_png(&svg, 1.0).unwrap();
         assert_eq!(&png.bytes[..8], b"\x89PNG\r\n\x1a\n");
+        // Drawn: accuracies near 100 whose intervals reach past it; the y axis's tick
+        // labels (the numbers with a decimal point) stop at 100.
+        let high: Vec<ResultRow> = (0..4u64)
+            .flat_map(|s| {
+                let x = [0.0, 0.9, 0.2, 0.8][s as usize];
+                [
+                    row(A, Some(64), false, s, 97.0 + x),
+                    row(A, None, false, s, 99.0 + x),
+                    row(&untrained(A), None, false, s, 90.0 + x),
+                ]
+            })
+            .collect();
+        let r = Report::build(high, Metric::Accuracy).unwrap();
+        let hi = r.pretrain.curves[0].points[1].ci95.unwrap().1;
+        assert!(hi > 100.0, "{hi}");
+        let svg = crate::plot::pretrain_sizes(&r).unwrap().unwrap();
+        let ticks: Vec<f64> = svg
+            .split("</text>")
+            .filter_map(|t| t.rsplit('>').next())
+            .map(str::trim)
+            .filter(|t| t.contains('.'))
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        assert!(ticks.iter().all(|t| *t <= 100.0), "{ticks:?}");
     }
 }
