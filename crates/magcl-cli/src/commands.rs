@@ -146,8 +146,12 @@ outside [0, 100], NMI outside [0, 1] and non-finite values are errors \
 with a verdict each (confirmed / opposite sign / not reproduced / cannot tell / not \
 measured; definitions in the output and in docs/report.md). Rows of the baselines \
 (untrained-*, wl, degree, features) add the floor section: each method's paired gain over \
-its untrained encoder and its gap to the classical floors. --only keeps the rows it names \
-(as bench --only keeps cells), before any of this is computed.";
+its untrained encoder and its gap to the classical floors. Rows pre-trained on a subset of \
+the graphs (`pretrain.graphs` in their config) add the pre-training size section: accuracy \
+per size, and per method the smallest size above its untrained encoder (paired, Holm over \
+the section) and above the classical floors, or \"not reached up to N\"; --plot draws it. \
+--only keeps the rows it names (as bench --only keeps cells), before any of this is \
+computed.";
 
 const BENCH_SPEED: &str = "\
 Epoch times are the median of the timed epochs, after a warm-up. Each CASE is

@@ -32,7 +32,11 @@ pub struct ReportArgs {
     /// FILE-heatmap.svg/.png. Rows of a method at two or more epoch counts (its untrained
     /// encoder counting as epoch 0) get training curves in FILE.svg/.png instead —
     /// accuracy against epochs with 95% CIs, one panel per dataset, the classical floors
-    /// as bands — and the bar plot in FILE-bars.svg/.png.
+    /// as bands — and the bar plot in FILE-bars.svg/.png. Rows pre-trained on subsets of
+    /// the graphs (`pretrain.graphs`) get the pre-training size plot in FILE.svg/.png —
+    /// accuracy against the number of graphs on a log2 axis with 95% CIs, the untrained
+    /// encoders, WL and the degree histogram as bands — the training curves, if any, in
+    /// FILE-curves.svg/.png and the bar plot in FILE-bars.svg/.png.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
     /// Draw a forest plot to this SVG file and a PNG beside it: one line per comparison
@@ -166,13 +170,22 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
             .map(|s| s.to_string_lossy().into_owned())
             .context("--plot needs a file name")?;
         let bars = plot::bars(&report)?;
-        match plot::curves(&report)? {
-            // Training curves take the plot's name; the bars move beside them.
-            Some(curves) => {
-                write_svg_and_png(path, &curves)?;
-                write_svg_and_png(&path.with_file_name(format!("{stem}-bars.svg")), &bars)?;
+        let beside = |what: &str| path.with_file_name(format!("{stem}-{what}.svg"));
+        match (plot::pretrain_sizes(&report)?, plot::curves(&report)?) {
+            // The pre-training size plot takes the plot's name; the others move beside it.
+            (Some(sizes), curves) => {
+                write_svg_and_png(path, &sizes)?;
+                if let Some(curves) = curves {
+                    write_svg_and_png(&beside("curves"), &curves)?;
+                }
+                write_svg_and_png(&beside("bars"), &bars)?;
             }
-            None => write_svg_and_png(path, &bars)?,
+            // Training curves take the plot's name; the bars move beside them.
+            (None, Some(curves)) => {
+                write_svg_and_png(path, &curves)?;
+                write_svg_and_png(&beside("bars"), &bars)?;
+            }
+            (None, None) => write_svg_and_png(path, &bars)?,
         }
         if let Some(heat) = plot::heatmap(&report)? {
             let hp = path.with_file_name(format!("{stem}-heatmap.svg"));

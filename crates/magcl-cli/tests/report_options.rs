@@ -168,6 +168,97 @@ fn plot_draws_training_curves_when_rows_hold_several_epoch_counts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--plot` with rows pre-trained on subsets of the graphs (`pretrain.graphs`): the
+/// pre-training size plot takes FILE.svg, the training curves (the method and its untrained
+/// encoder at two epoch counts) FILE-curves.svg and the bar plot FILE-bars.svg; the
+/// markdown has the crossover table.
+#[test]
+fn plot_draws_pretraining_sizes_when_rows_hold_subsets() {
+    let dir = scratch("pretrain");
+    let csv = dir.join("r.csv");
+    // A method no table names: found by its rows and `untrained-<method>` alone.
+    let method = "toy";
+    let untrained = magcl_report::floor::untrained_of(method).unwrap();
+    let wl = magcl_report::floor::GRAPH_CLASSICAL[0];
+    let mut rows = Vec::new();
+    for s in 0..5u64 {
+        let x = s as f64 * 0.5;
+        for (graphs, acc) in [(Some(64), 70.0), (Some(128), 75.0), (None, 80.0)] {
+            let mut r = row(method, s, acc + x, "c1");
+            if let Some(g) = graphs {
+                r.variant = format!("pretrain.graphs={g}");
+                r.config_hash = format!("{method}-{g}-{s}");
+                r.config =
+                    format!(r#"{{"method":"{method}","seed":{s},"pretrain":{{"graphs":{g}}}}}"#);
+            }
+            rows.push(r);
+        }
+        rows.push(row(
+            &untrained,
+            s,
+            70.0 + x + [0.3, -0.2, 0.1, 0.0, -0.1][s as usize],
+            "c1",
+        ));
+        rows.push(row(wl, s, 74.0 + x, "c1"));
+        // The matched-steps curve: the same grid label, `match_steps` in the config.
+        for (g, acc) in [(64, 73.0), (128, 77.0)] {
+            let mut r = row(method, s, acc + x, "c1");
+            r.variant = format!("pretrain.graphs={g}");
+            r.config_hash = format!("{method}-{g}-matched-{s}");
+            r.config = format!(
+                r#"{{"method":"{method}","seed":{s},"pretrain":{{"graphs":{g},"match_steps":true}}}}"#
+            );
+            rows.push(r);
+        }
+    }
+    write(&csv, &rows);
+    let svg = dir.join("p.svg");
+    run(
+        args(&[csv.to_str().unwrap(), "--plot", svg.to_str().unwrap()]),
+        None,
+    )
+    .unwrap();
+    let sizes = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        sizes.contains("graphs pre-trained on (log2 axis"),
+        "{sizes}"
+    );
+    assert!(sizes.contains("188 (all)"));
+    let curves = std::fs::read_to_string(dir.join("p-curves.svg")).unwrap();
+    assert!(curves.contains("training epochs (0 = untrained encoder"));
+    let bars = std::fs::read_to_string(dir.join("p-bars.svg")).unwrap();
+    assert!(bars.contains("one seed"));
+    for png in ["p.png", "p-curves.png", "p-bars.png"] {
+        assert!(dir.join(png).exists(), "{png}");
+    }
+    let mut report =
+        magcl_report::Report::from_files(&[csv], magcl_report::Metric::Accuracy).unwrap();
+    report.files.clear();
+    let text = magcl_report::render::markdown(&report);
+    // The section as a whole against its golden file (refresh after an intended change
+    // of layout with MAGCL_UPDATE_GOLDEN=1, then review the diff).
+    let section = text
+        .split("## Pre-training size")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .map(|t| format!("## Pre-training size{t}"))
+        .unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/bench/report_pretrain_section.md");
+    if std::env::var_os("MAGCL_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &section).unwrap();
+    }
+    assert_eq!(section, std::fs::read_to_string(&golden).unwrap());
+    // 64 graphs: no gain over the untrained encoder; 128: +5 on every seed.
+    assert!(
+        text.contains(
+            "| MUTAG | toy | none | preset epochs | toy, untrained | untrained | 3 | 128 |"
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Without curve data, `magcl report` is as before: the golden markdown of the small
 /// fixture (tests/fixtures/bench, also checked by the root crate's report_golden test)
 /// is unchanged and `--plot` writes the bar plot alone.

@@ -184,7 +184,10 @@ pub fn lines(groups: &[Group]) -> Vec<FloorLine> {
 /// The untrained group under `k`: same dataset, evaluator and split; the same MA label,
 /// else none; the same preset (node level), else none recorded; the same variant, else
 /// none.
-fn find_untrained<'a>(by_key: &HashMap<&GroupKey, &'a Group>, k: &GroupKey) -> Option<&'a Group> {
+pub(crate) fn find_untrained<'a>(
+    by_key: &HashMap<&GroupKey, &'a Group>,
+    k: &GroupKey,
+) -> Option<&'a Group> {
     let u = untrained_of(&k.method)?;
     let mut methods = Vec::new();
     if let Some((_, preset)) = k.method.split_once(':') {

@@ -28,6 +28,9 @@
 //!   in [`claims`], the tests beyond the paired comparison in [`inference`].
 //! - Rows of one method at two or more epoch counts (its untrained encoder counting as
 //!   epoch 0) form training curves with the classical floors as bands ([`curves`]).
+//! - Rows pre-trained on a subset of the graphs (`pretrain.graphs` in the config) form
+//!   pre-training size curves, with the smallest size above each floor ([`pretrain`]);
+//!   their subset is part of the group's variant label.
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -49,6 +52,7 @@ pub mod floor;
 pub mod format;
 pub mod inference;
 pub mod plot;
+pub mod pretrain;
 pub mod raster;
 pub mod render;
 pub mod results;
@@ -209,6 +213,10 @@ pub struct Report {
     /// otherwise.
     #[serde(skip_serializing_if = "curves::Curves::is_empty")]
     pub curves: curves::Curves,
+    /// Accuracy against the number of graphs pre-trained on, where rows hold a
+    /// pre-training subset (`pretrain.graphs`), see [`pretrain`]; empty otherwise.
+    #[serde(skip_serializing_if = "pretrain::PretrainCurves::is_empty")]
+    pub pretrain: pretrain::PretrainCurves,
 }
 
 /// How [`Report::build_with`] treats its rows.
@@ -454,6 +462,8 @@ impl Report {
         let mut cross_commit_duplicates = Vec::new();
         // The commits of the rows used per group, with the first row (index) of each.
         let mut commits: HashMap<GroupKey, SeedsByCommit> = HashMap::new();
+        // The groups pre-trained on a subset of the graphs, with their subset.
+        let mut subsets: HashMap<GroupKey, pretrain::Setting> = HashMap::new();
         for (i, r) in rows.iter().enumerate() {
             if let Some(first) = seen.get(r.config_hash.as_str()) {
                 duplicate_rows += 1;
@@ -461,15 +471,21 @@ impl Report {
                 continue;
             }
             seen.insert(&r.config_hash, r);
+            let cfg = config_without_seed(r);
+            // A pre-training subset is part of the group's identity, read from the config
+            // whether or not a grid label names it (see `pretrain`).
+            let subset = pretrain::setting(&cfg);
             let key = GroupKey {
                 dataset: r.dataset.clone(),
                 method: method_key(r),
                 evaluator: r.evaluator.clone(),
                 ma: r.ma.clone(),
-                variant: r.variant.clone(),
+                variant: pretrain::variant_with_setting(&r.variant, subset),
                 split: node_split(r),
             };
-            let cfg = config_without_seed(r);
+            if let Some(s) = subset {
+                subsets.insert(key.clone(), s);
+            }
             match configs.get(&key) {
                 None => {
                     configs.insert(key.clone(), (cfg, r));
@@ -581,11 +597,15 @@ impl Report {
         let mut comparisons = compare(&groups);
         apply_holm(&mut comparisons, HolmScope::Family);
         let floor = floor::lines(&groups);
+        // Groups pre-trained on a subset are points of the pre-training size curves, not
+        // of the training curves.
         let epochs: HashMap<GroupKey, usize> = configs
             .iter()
+            .filter(|(k, _)| !subsets.contains_key(*k))
             .map(|(k, (cfg, r))| (k.clone(), curves::configured_epochs(cfg, r.epochs)))
             .collect();
         let curves = curves::build(&groups, &epochs);
+        let pretrain = pretrain::build(&groups, &subsets);
         Ok(Report {
             metric,
             files: Vec::new(),
@@ -602,6 +622,7 @@ impl Report {
             mixed_commits,
             floor,
             curves,
+            pretrain,
         })
     }
 

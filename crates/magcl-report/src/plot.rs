@@ -20,6 +20,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::floor::family;
 use super::format::{method_label, method_name};
 use super::{dataset_sort_key, variant_keys, Group, Metric, Report};
 use crate::error::{Error, Result};
@@ -1049,6 +1050,404 @@ fn draw_curve_panel(
                     .map_err(perr)?;
             }
             let (px, py) = chart.backend_coord(&(*x, p.mean));
+            marker(area, &s, (px - base.0, py - base.1))?;
+        }
+    }
+    Ok(())
+}
+
+/// Line colours of the pre-training size plot, one per method in the order the curves
+/// come (WL's green and the degree histogram's grey are left to the floors).
+const SIZE_COLORS: &[RGBColor] = &[
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+/// A colour darkened towards black by `t` (0 = as it is): the matched-steps curve of a
+/// method beside its preset-epochs curve.
+fn darker(c: RGBColor, t: f64) -> RGBColor {
+    let f = |x: u8| (x as f64 * (1.0 - t)).round() as u8;
+    RGBColor(f(c.0), f(c.1), f(c.2))
+}
+
+/// The x position of a point on the log2 axis: log2 of its size; a whole set of unknown
+/// size one doubling right of the largest subset of its curve.
+fn size_x(p: &super::pretrain::SizePoint, curve: &super::pretrain::SizeCurve) -> f64 {
+    match p.size {
+        Some(n) => (n.max(1) as f64).log2(),
+        None => {
+            let largest = curve
+                .points
+                .iter()
+                .filter_map(|q| q.graphs)
+                .max()
+                .unwrap_or(1);
+            (largest.max(1) as f64).log2() + 1.0
+        }
+    }
+}
+
+/// The y range of a panel holding `values` (means and interval ends): padded, and never
+/// past the metric's maximum (100% of accuracy, 1 of NMI) nor below 0.
+pub(crate) fn bounded_y_range(values: &[f64], metric: Metric) -> Option<(f64, f64)> {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    let top = match metric {
+        Metric::Accuracy => 100.0,
+        Metric::Nmi => 1.0,
+    };
+    let pad = ((hi - lo) * 0.08).max(10f64.powi(-(metric.decimals() as i32) + 1));
+    let y1 = (hi + pad).min(top);
+    let y0 = (lo - pad).max(0.0).min(y1 - pad);
+    Some((y0, y1))
+}
+
+/// How a pre-training size curve is drawn: solid line, circles for the preset epochs; a
+/// darker line with triangles for the matched steps.
+fn size_style(c: &super::pretrain::SizeCurve, methods: &[String]) -> CurveStyle {
+    let i = methods.iter().position(|m| *m == c.key.method).unwrap_or(0);
+    let base = SIZE_COLORS[i % SIZE_COLORS.len()];
+    let matched = c.kind == super::pretrain::CurveKind::MatchedSteps;
+    CurveStyle {
+        label: c.label(),
+        color: if matched { darker(base, 0.4) } else { base },
+        ma: matched,
+    }
+}
+
+/// The colour of a floor band in the pre-training size plot: an untrained encoder takes
+/// its method's colour, a classical floor its own.
+fn size_band_color(method: &str, r: &Report, methods: &[String]) -> RGBColor {
+    let of = r
+        .pretrain
+        .curves
+        .iter()
+        .find(|c| {
+            c.untrained
+                .as_ref()
+                .is_some_and(|u| family(&u.method) == method)
+        })
+        .and_then(|c| methods.iter().position(|m| *m == c.key.method));
+    match of {
+        Some(i) => SIZE_COLORS[i % SIZE_COLORS.len()],
+        None => band_color(method),
+    }
+}
+
+/// Accuracy against the number of graphs pre-trained on, as an SVG document: one panel
+/// per dataset, x the pre-training size on a log2 axis (the whole set rightmost), one
+/// solid line per method × MA label × curve (the preset epochs with circles; the matched
+/// steps darker, with triangles) with the 95% t-interval of each point as an error bar,
+/// and the floors as horizontal bands (the 95% interval of the mean, a dashed line at the
+/// mean): each curve's untrained encoder in its method's colour, WL and the degree
+/// histogram in theirs. The y axis stops at 100% (1 for NMI). `None` without pre-training
+/// subsets ([`Report::pretrain`]).
+pub fn pretrain_sizes(r: &Report) -> Result<Option<String>> {
+    let c = &r.pretrain;
+    if c.is_empty() {
+        return Ok(None);
+    }
+    let panels = c.panels();
+    let mut methods: Vec<String> = Vec::new();
+    for curve in &c.curves {
+        if !methods.contains(&curve.key.method) {
+            methods.push(curve.key.method.clone());
+        }
+    }
+    let mut styles: Vec<CurveStyle> = Vec::new();
+    for curve in &c.curves {
+        let s = size_style(curve, &methods);
+        if !styles.iter().any(|x| x.label == s.label) {
+            styles.push(s);
+        }
+    }
+    let mut floors: Vec<String> = Vec::new();
+    for b in &c.bands {
+        if !floors.contains(&b.method) {
+            floors.push(b.method.clone());
+        }
+    }
+    let cols = panels.len().min(3);
+    let rows = panels.len().div_ceil(cols);
+    let (pw, ph) = (560u32, 380u32);
+    // Legend entries side by side: as many per line as there are panel columns, up to 2.
+    let per_line = cols.min(2);
+    let entries = styles.len().div_ceil(per_line) + floors.len().div_ceil(per_line);
+    let legend_h = 28 + 22 * entries as u32;
+    let title_h = 56u32;
+    let width = pw * cols as u32;
+    let height = title_h + ph * rows as u32 + legend_h;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let (top, rest) = root.split_vertically(title_h);
+        let (grid, legend) = rest.split_vertically(ph * rows as u32);
+        for (line, text) in [
+            format!(
+                "{} against the number of graphs pre-trained on",
+                match r.metric {
+                    Metric::Accuracy => "Accuracy",
+                    Metric::Nmi => "NMI",
+                }
+            ),
+            "mean and 95% CI over seeds; bands: floors (95% CI of the mean)".to_string(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            top.draw(&Text::new(
+                text,
+                (width as i32 / 2, 18 + 22 * line as i32),
+                ("sans-serif", 16 - 3 * line as u32)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Center)),
+            ))
+            .map_err(perr)?;
+        }
+        let areas = grid.split_evenly((rows, cols));
+        for ((dataset, split), area) in panels.iter().zip(areas.iter()) {
+            draw_size_panel(area, r, dataset, split, &methods)?;
+        }
+        let col_w = width as i32 / per_line as i32;
+        let curve_lines = styles.len().div_ceil(per_line);
+        for (i, e) in styles
+            .iter()
+            .map(Some)
+            .chain(floors.iter().map(|_| None))
+            .enumerate()
+        {
+            let slot = if i < styles.len() {
+                i
+            } else {
+                curve_lines * per_line + i - styles.len()
+            };
+            let x = 16 + col_w * (slot % per_line) as i32;
+            let y = 20 + 22 * (slot / per_line) as i32;
+            let text = match e {
+                Some(s) => {
+                    legend
+                        .draw(&PathElement::new(
+                            vec![(x, y), (x + 36, y)],
+                            s.color.stroke_width(2),
+                        ))
+                        .map_err(perr)?;
+                    marker(&legend, s, (x + 18, y))?;
+                    s.label.clone()
+                }
+                None => {
+                    let f = &floors[i - styles.len()];
+                    let color = size_band_color(f, r, &methods);
+                    draw_size_band_sample(&legend, color, x, y)?;
+                    format!(
+                        "{} (floor: 95% CI of its mean)",
+                        super::pretrain::floor_label(f)
+                    )
+                }
+            };
+            legend
+                .draw(&Text::new(
+                    text,
+                    (x + 44, y),
+                    ("sans-serif", 12)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ))
+                .map_err(perr)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(Some(svg))
+}
+
+fn draw_size_band_sample<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    color: RGBColor,
+    x: i32,
+    y: i32,
+) -> Result<()> {
+    area.draw(&Rectangle::new(
+        [(x, y - 7), (x + 36, y + 7)],
+        color.mix(0.18).filled(),
+    ))
+    .map_err(perr)?;
+    area.draw(&DashedPathElement::new(
+        vec![(x, y), (x + 36, y)],
+        4,
+        3,
+        color.mix(0.8).stroke_width(1),
+    ))
+    .map_err(perr)
+}
+
+fn draw_size_panel(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    r: &Report,
+    dataset: &str,
+    split: &str,
+    methods: &[String],
+) -> Result<()> {
+    let c = &r.pretrain;
+    let curves: Vec<&super::pretrain::SizeCurve> = c
+        .curves
+        .iter()
+        .filter(|x| x.key.dataset == dataset && x.key.split == split)
+        .collect();
+    let bands: Vec<&super::curves::FloorBand> = c
+        .bands
+        .iter()
+        .filter(|b| b.dataset == dataset && b.split == split)
+        .collect();
+    let mut ys = Vec::new();
+    for p in curves.iter().flat_map(|x| x.points.iter()) {
+        let (a, b) = p.ci95.unwrap_or((p.mean, p.mean));
+        ys.extend([a, b, p.mean]);
+    }
+    for b in &bands {
+        let (x, y) = b.ci95.unwrap_or((b.mean, b.mean));
+        ys.extend([x, y, b.mean]);
+    }
+    let Some((y0, y1)) = bounded_y_range(&ys, r.metric) else {
+        return Ok(());
+    };
+    // Ticks: every size measured, labelled once (the whole set wins over a subset within
+    // a third of a doubling of it).
+    let mut ticks: Vec<(f64, String, bool)> = Vec::new();
+    for curve in &curves {
+        for p in &curve.points {
+            let x = size_x(p, curve);
+            if !ticks
+                .iter()
+                .any(|(t, l, _)| (*t - x).abs() < 1e-9 && *l == p.label())
+            {
+                ticks.push((x, p.label(), p.graphs.is_none()));
+            }
+        }
+    }
+    ticks.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    let mut shown: Vec<(f64, String, bool)> = Vec::new();
+    for t in ticks {
+        match shown.last() {
+            Some(last) if t.0 - last.0 < 0.33 => {
+                if t.2 && !last.2 {
+                    shown.pop();
+                    shown.push(t);
+                }
+            }
+            _ => shown.push(t),
+        }
+    }
+    let (xmin, xmax) = match (shown.first(), shown.last()) {
+        (Some(a), Some(b)) => (a.0, b.0),
+        _ => return Ok(()),
+    };
+    let (x0, x1) = (xmin - 0.4, xmax + 0.4);
+    let title = if split.is_empty() {
+        dataset.to_string()
+    } else {
+        format!("{dataset} ({split} split)")
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(40)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(1)
+        .x_labels(0)
+        .y_desc(metric_label(r.metric))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(perr)?;
+    let base = area.get_base_pixel();
+    for (x, label, _) in &shown {
+        let (px, py) = chart.backend_coord(&(*x, y0));
+        area.draw(&Text::new(
+            label.clone(),
+            (px - base.0, py - base.1 + 6),
+            ("sans-serif", 11)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top)),
+        ))
+        .map_err(perr)?;
+    }
+    let (ax, ay) = chart.backend_coord(&((x0 + x1) / 2.0, y0));
+    area.draw(&Text::new(
+        "graphs pre-trained on (log2 axis; all = the whole set)",
+        (ax - base.0, ay - base.1 + 22),
+        ("sans-serif", 11)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top)),
+    ))
+    .map_err(perr)?;
+    // Bands first, under the curves; a band past the axis is clipped to it.
+    for b in &bands {
+        let color = size_band_color(&b.method, r, methods);
+        let (a, z) = b.ci95.unwrap_or((b.mean, b.mean));
+        let clip = |v: f64| v.clamp(y0, y1);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x0, clip(a)), (x1, clip(z))],
+                color.mix(0.18).filled(),
+            )))
+            .map_err(perr)?;
+        chart
+            .draw_series(std::iter::once(DashedPathElement::new(
+                vec![(x0, clip(b.mean)), (x1, clip(b.mean))],
+                4,
+                3,
+                color.mix(0.8).stroke_width(1),
+            )))
+            .map_err(perr)?;
+    }
+    // The two curves of a method side by side so their error bars do not overlap.
+    let m = curves.len();
+    let dodge = if m > 1 { 0.12 / m as f64 } else { 0.0 };
+    for (j, curve) in curves.iter().enumerate() {
+        let s = size_style(curve, methods);
+        let off = (j as f64 - (m as f64 - 1.0) / 2.0) * dodge;
+        let xy: Vec<(f64, f64)> = curve
+            .points
+            .iter()
+            .map(|p| (size_x(p, curve) + off, p.mean.clamp(y0, y1)))
+            .collect();
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                xy.clone(),
+                s.color.stroke_width(2),
+            )))
+            .map_err(perr)?;
+        for (p, (x, y)) in curve.points.iter().zip(&xy) {
+            if let Some((a, z)) = p.ci95 {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_vertical(
+                        *x,
+                        a.clamp(y0, y1),
+                        *y,
+                        z.clamp(y0, y1),
+                        s.color.stroke_width(1),
+                        6,
+                    )))
+                    .map_err(perr)?;
+            }
+            let (px, py) = chart.backend_coord(&(*x, *y));
             marker(area, &s, (px - base.0, py - base.1))?;
         }
     }

@@ -150,6 +150,7 @@ pub fn markdown(r: &Report) -> String {
 
     s.push_str(&super::floor::markdown(&r.floor, r.metric));
     s.push_str(&super::curves::markdown(&r.curves, r.metric));
+    s.push_str(&super::pretrain::markdown(&r.pretrain, r.metric));
 
     if !r.warned.is_empty() {
         section_with_table(
