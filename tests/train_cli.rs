@@ -245,3 +245,92 @@ fn citeseer_readings_run_end_to_end() {
     .unwrap_err();
     assert!(e.contains("loss.inter_view_negatives"), "{e}");
 }
+
+/// `magcl train --json` of GraphCL on the embedded `synthetic` set (200 graphs, no files
+/// needed), 2 epochs on one thread, with `ARGS` and the embeddings saved to `emb`.
+fn graphcl_synthetic(args: &[&str], emb: &std::path::Path) -> Result<serde_json::Value, String> {
+    let out = Command::new(BIN)
+        .args(["train", "--method", "graphcl", "--dataset", "synthetic"])
+        .args([
+            "--epochs",
+            "2",
+            "--device",
+            "cpu",
+            "--threads",
+            "1",
+            "--json",
+        ])
+        .arg("--save-embeddings")
+        .arg(emb)
+        .args(args)
+        .env_remove("MAGCL_DATA_MIRROR")
+        .env("MAGCL_DATA_DIR", emb.with_extension("cache"))
+        .output()
+        .expect("run magcl train");
+    if out.status.success() {
+        Ok(serde_json::from_slice(&out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// `pretrain.graphs` (docs/methods.md, "Pre-training subsets") end to end: the encoder
+/// trains on that many graphs and every graph is embedded and evaluated; the row records
+/// the setting and has its own hash; the whole set given as a subset trains and scores
+/// exactly as the run without it; matched steps make the whole set's step count; sizes
+/// out of range are refused with a message.
+#[test]
+fn a_pretraining_subset_trains_on_its_graphs_and_evaluates_on_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let emb = dir.path().join("e.npy");
+    let rows = || magcl::eval::npy::read_embeddings(&emb).unwrap().1;
+    let whole = graphcl_synthetic(&[], &emb).unwrap();
+    assert_eq!(rows(), 200);
+    // 200 graphs in batches of 128: 2 steps an epoch
+    assert_eq!(whole["train_graphs"], 200);
+    assert_eq!(whole["train_steps"], 4);
+    assert!(whole["config"].get("pretrain").is_none());
+
+    let sub = graphcl_synthetic(&["--set", "pretrain.graphs=32"], &emb).unwrap();
+    assert_eq!(sub["config"]["pretrain"], serde_json::json!({"graphs": 32}));
+    assert_ne!(sub["config_hash"], whole["config_hash"]);
+    assert_eq!(sub["train_graphs"], 32);
+    assert_eq!(sub["train_steps"], 2, "32 graphs: one batch an epoch");
+    assert_eq!(sub["epochs"], 2);
+    assert_eq!(rows(), 200, "every graph is embedded");
+    assert_eq!(sub["evaluated"], true);
+    assert_eq!(sub["fold_accuracies"].as_array().unwrap().len(), 10);
+    assert_ne!(sub["epoch_losses"], whole["epoch_losses"]);
+
+    let matched = graphcl_synthetic(
+        &[
+            "--set",
+            "pretrain.graphs=32",
+            "--set",
+            "pretrain.match_steps=true",
+        ],
+        &emb,
+    )
+    .unwrap();
+    assert_eq!(
+        matched["config"]["pretrain"],
+        serde_json::json!({"graphs": 32, "match_steps": true})
+    );
+    assert_eq!(matched["train_steps"], whole["train_steps"]);
+    assert_eq!(matched["epochs"], 4);
+    assert_eq!(matched["epoch_losses"].as_array().unwrap().len(), 4);
+
+    // the whole set as a subset: the same batches, the same folds, the same numbers
+    let all = graphcl_synthetic(&["--set", "pretrain.graphs=200"], &emb).unwrap();
+    for key in ["accuracy", "fold_accuracies", "epoch_losses", "train_steps"] {
+        assert_eq!(all[key], whole[key], "{key}");
+    }
+    assert_ne!(all["config_hash"], whole["config_hash"]);
+
+    for (size, says) in [("0", "got 0"), ("201", "the dataset's 200 graphs")] {
+        let e =
+            graphcl_synthetic(&["--set", &format!("pretrain.graphs={size}")], &emb).unwrap_err();
+        assert!(e.contains("pretrain.graphs") && e.contains(says), "{e}");
+        assert!(!e.contains("panicked"), "{e}");
+    }
+}

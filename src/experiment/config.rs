@@ -17,6 +17,7 @@ pub use crate::methods::simgrace::SimgraceParams;
 pub use crate::methods::untrained::UntrainedParams;
 pub use crate::methods::wl::WlParams;
 use crate::methods::{MethodParams, Preset};
+pub use crate::methods::{Pretrain, TrainPlan};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
 pub use crate::params::{MethodTable, Section};
@@ -103,6 +104,11 @@ pub struct RunConfig {
     pub gin_eps: f64,
     pub loss: InfoNceParams,
     pub ma: MaParams,
+    /// The pre-training subset of a graph-level method (`pretrain.graphs`,
+    /// `pretrain.match_steps`; docs/methods.md, "Pre-training subsets"). Written, and so
+    /// hashed, only when set: configs without it keep their hashes.
+    #[serde(default, skip_serializing_if = "Pretrain::is_unset")]
+    pub pretrain: Pretrain,
     /// The method's own sections, each at the top level of the JSON under its key; a key
     /// that is neither a shared setting nor a section of the method is refused by
     /// [`RunConfig::validate`].
@@ -194,6 +200,7 @@ impl RunConfig {
             gin_eps,
             loss,
             ma,
+            pretrain,
             sections,
         } = p;
         RunConfig {
@@ -212,6 +219,7 @@ impl RunConfig {
             gin_eps,
             loss,
             ma,
+            pretrain,
             sections,
             threads: 0,
             env: Default::default(),
@@ -233,6 +241,7 @@ impl RunConfig {
             gin_eps: self.gin_eps,
             loss: self.loss.clone(),
             ma: self.ma.clone(),
+            pretrain: self.pretrain.clone(),
             sections: self.sections.clone(),
         }
     }
@@ -322,6 +331,30 @@ impl RunConfig {
                 "must be at least 1 (the encoder at its initialisation is the `untrained` \
                  method)",
             ));
+        }
+        if !self.pretrain.is_unset() {
+            let field = if self.pretrain.graphs.is_some() {
+                "pretrain.graphs"
+            } else {
+                "pretrain.match_steps"
+            };
+            if self.task == Task::Node {
+                return Err(bad(
+                    field,
+                    "applies to graph-level methods only (a node-level method trains on \
+                     one graph)",
+                ));
+            }
+            if baseline {
+                return Err(bad(
+                    field,
+                    format!(
+                        "{} trains on no graphs (a floor, computed on the whole set); leave \
+                         `pretrain` unset",
+                        self.method.as_str()
+                    ),
+                ));
+            }
         }
         let entry = self.method.entry()?;
         if baseline && self.ma.enabled && (entry.wraps)(&self.sections)?.is_none() {

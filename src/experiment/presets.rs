@@ -59,6 +59,10 @@ fn settable_defaults(value: &mut serde_json::Value) {
     put("loss", "inter_view_negatives", json!(true));
     put("node", "best_test_every", json!(0));
     put("node", "kmeans_l2", json!(false));
+    if let Some(top) = value.as_object_mut() {
+        top.entry("pretrain")
+            .or_insert(json!({"graphs": null, "match_steps": false}));
+    }
 }
 
 /// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
@@ -474,6 +478,92 @@ mod tests {
         ] {
             let e = resolve(over).unwrap_err().to_string();
             assert!(e.contains(field), "{e}");
+        }
+    }
+
+    /// `pretrain` is written into a config, and so into its hash, only when set: a config
+    /// without it keeps the hash it always had; a subset, or matched steps beside it,
+    /// makes another config. Floors and node-level methods refuse it with the field named.
+    #[test]
+    fn pretrain_is_recorded_only_when_set_and_refused_where_nothing_trains_on_graphs() {
+        let graphcl = MethodName::parse("graphcl").unwrap();
+        let base = preset(graphcl, "NCI1", 0, None).unwrap();
+        let plain = resolve(graphcl, "NCI1", serde_json::json!({})).unwrap();
+        assert_eq!(plain, base);
+        assert_eq!(plain.hash(), base.hash());
+        assert!(!serde_json::to_string(&plain).unwrap().contains("pretrain"));
+        let sub = resolve(
+            graphcl,
+            "NCI1",
+            serde_json::json!({"pretrain": {"graphs": 256}}),
+        )
+        .unwrap();
+        let json = serde_json::to_value(&sub).unwrap();
+        assert_eq!(json["pretrain"], serde_json::json!({"graphs": 256}));
+        assert_ne!(sub.hash(), base.hash());
+        assert_eq!(serde_json::from_value::<RunConfig>(json).unwrap(), sub);
+        let matched = resolve(
+            graphcl,
+            "NCI1",
+            serde_json::json!({"pretrain": {"graphs": 256, "match_steps": true}}),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&matched).unwrap()["pretrain"],
+            serde_json::json!({"graphs": 256, "match_steps": true})
+        );
+        assert_ne!(matched.hash(), sub.hash());
+        // only the settings; nothing else of the config moves
+        let mut back = sub.clone();
+        back.pretrain = Default::default();
+        assert_eq!(back, base);
+        for (method, dataset, over, says) in [
+            ("graphcl", "NCI1", serde_json::json!({"graphs": 0}), "got 0"),
+            ("graphcl", "NCI1", serde_json::json!({"graphs": 1}), "got 1"),
+            (
+                "graphcl",
+                "NCI1",
+                serde_json::json!({"match_steps": true}),
+                "pretrain.match_steps",
+            ),
+            (
+                "graphcl",
+                "NCI1",
+                serde_json::json!({"graph": 5}),
+                "pretrain.graph",
+            ),
+            (
+                "untrained",
+                "NCI1",
+                serde_json::json!({"graphs": 64}),
+                "floor",
+            ),
+            ("wl", "NCI1", serde_json::json!({"graphs": 64}), "floor"),
+            ("degree", "NCI1", serde_json::json!({"graphs": 64}), "floor"),
+            (
+                "base",
+                "Cora",
+                serde_json::json!({"graphs": 64}),
+                "graph-level",
+            ),
+        ] {
+            let e = resolve(
+                MethodName::parse(method).unwrap(),
+                dataset,
+                serde_json::json!({ "pretrain": over }),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("pretrain") && e.contains(says), "{method}: {e}");
+        }
+        // every method that trains on graphs takes it
+        for m in ["simgrace", "adgcl", "infograph", "joaov2", "mvgrl"] {
+            resolve(
+                MethodName::parse(m).unwrap(),
+                "NCI1",
+                serde_json::json!({"pretrain": {"graphs": 64}, "ma": {"enabled": true}}),
+            )
+            .unwrap_or_else(|e| panic!("{m}: {e}"));
         }
     }
 

@@ -14,7 +14,7 @@ use crate::eval::{self, Evaluator};
 use crate::eval_node::{node_protocol, NodeLogReg, PROBE_STEPS};
 use crate::graph::GraphView;
 use crate::methods::node::{l2_normalize_rows, BestTest};
-use crate::methods::{Embeddings, GraphData, Selection, TrainData, TrainLog};
+use crate::methods::{Embeddings, GraphData, Selection, TrainData, TrainLog, TrainPlan};
 use crate::rng;
 
 /// How to run (not part of the config: does not change the numbers).
@@ -54,7 +54,14 @@ pub struct RunOutcome {
     /// The epoch whose embeddings were evaluated when chosen: by validation (AD-GCL), or
     /// by test accuracy (node level with `node.best_test_every`: optimistic).
     pub selected_epoch: Option<usize>,
+    /// Training epochs (more than the config's with `pretrain.match_steps`).
     pub epochs: usize,
+    /// Graph level, methods that train: how many graphs the encoder trained on (all of
+    /// them, or `pretrain.graphs`) and its gradient steps. Absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_graphs: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub train_steps: Option<u64>,
     pub train_seconds: f64,
     pub eval_seconds: f64,
     /// Wall-clock seconds of each training epoch.
@@ -360,11 +367,17 @@ fn run_graph(
     let params = cfg.method_params()?;
     let entry = cfg.method.entry()?;
     let n = data.views.len();
+    // What the training loop will run (the pre-training subset, refused here, before
+    // anything is built, where it is larger than the dataset); the evaluation below sees
+    // every graph whatever the subset.
+    let plan = TrainPlan::new(n, cfg.epochs, cfg.batch_size, cfg.seed, &cfg.pretrain)?;
+    let epochs = plan.epochs;
     let t0 = Instant::now();
     let mut m = (entry.build)(&params, TrainData::Graphs(&data), device, opts.progress)?;
     let mut eval_seconds = 0.0;
-    // Selection::Validation (AD-GCL): evaluate every `every` epochs with the validation
-    // protocol; keep the epoch with the best mean validation accuracy (first on ties).
+    // Selection::Validation (AD-GCL): evaluate every `every` epochs (and after the last)
+    // with the validation protocol ([`TrainPlan::checks_after`]); keep the epoch with the
+    // best mean validation accuracy (first on ties).
     let every = match m.selection() {
         Selection::Validation { every } if !opts.skip_eval => every.max(1),
         _ => 0,
@@ -392,7 +405,7 @@ fn run_graph(
     };
     let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
     let log = m.train(cfg.epochs, &mut |epoch, model| {
-        if every == 0 || ((epoch + 1) % every != 0 && epoch + 1 != cfg.epochs) {
+        if every == 0 || !plan.checks_after(epoch, every) {
             return Ok(());
         }
         let te = Instant::now();
@@ -405,9 +418,15 @@ fn run_graph(
         }
         Ok(())
     })?;
+    let trained = (!cfg.method.is_baseline()).then_some((plan.graphs, plan.steps));
     if opts.skip_eval {
         // no epoch selection without evaluation: the final encoder
-        let out = train_only(cfg, log, t0);
+        let out = RunOutcome {
+            epochs,
+            train_graphs: trained.map(|t| t.0),
+            train_steps: trained.map(|t| t.1),
+            ..train_only(cfg, log, t0)
+        };
         if let Some(p) = &opts.save_embeddings {
             let e = m.embed()?;
             save_embeddings(p, &dense_for_saving(&e)?, n, e.dim, &data.labels)?;
@@ -439,7 +458,9 @@ fn run_graph(
         val_accuracy: result.val_accuracy,
         nmi: None,
         selected_epoch: selected,
-        epochs: cfg.epochs,
+        epochs,
+        train_graphs: trained.map(|t| t.0),
+        train_steps: trained.map(|t| t.1),
         train_seconds,
         eval_seconds,
         epoch_seconds: log.epoch_seconds,

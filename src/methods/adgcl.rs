@@ -243,6 +243,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(true),
         ma: MaParams::default(),
+        pretrain: Default::default(),
         sections,
     })
 }
@@ -619,6 +620,7 @@ mod tests {
                     batch_size: cfg.preset.batch_size,
                     seed: cfg.seed,
                     progress: false,
+                    pretrain: Default::default(),
                 };
                 let log = train_graph_method(&mut m, &data, &lc, |_, _| Ok(())).unwrap();
                 let (e, d) = m.embed(&data).unwrap();

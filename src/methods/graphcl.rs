@@ -69,6 +69,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(false),
         ma: MaParams::default(),
+        pretrain: Default::default(),
         sections,
     })
 }

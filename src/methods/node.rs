@@ -154,6 +154,7 @@ impl From<NodePreset> for Preset {
             gin_eps: 0.0,
             loss: p.loss,
             ma: p.ma,
+            pretrain: Default::default(),
             sections: p.sections,
         }
     }

@@ -39,6 +39,9 @@ pub mod streams {
     pub const SCHEDULE_EPOCH: u64 = 11;
     /// JOAOv2's projection head of an epoch (`joao.heads = epoch`).
     pub const AUGMENT_HEAD: u64 = 12;
+    /// The pre-training subset of a graph-level run (`pretrain.graphs`): one permutation
+    /// of the dataset's graphs per seed, whose first n are the subset of size n.
+    pub const PRETRAIN_SUBSET: u64 = 13;
 }
 
 #[cfg(test)]

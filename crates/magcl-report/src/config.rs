@@ -41,6 +41,7 @@ pub const WRITTEN_ONLY_WHEN_SET: &[(&str, &str, DefaultValue)] = &[
     ("loss", "inter_view_negatives", DefaultValue::Bool(true)),
     ("node", "best_test_every", DefaultValue::Uint(0)),
     ("node", "kmeans_l2", DefaultValue::Bool(false)),
+    ("pretrain", "match_steps", DefaultValue::Bool(false)),
 ];
 
 /// Optional sections: written only when present (`null` means absent).

@@ -95,6 +95,9 @@ pub struct TrainArgs {
     /// Node-level readings (docs/citeseer.md): `node.split=public-swapped`,
     /// `loss.inter_view_negatives=false` (with `loss.intra_view_negatives=true`),
     /// `node.best_test_every=100` (best test accuracy: optimistic), `node.kmeans_l2=true`.
+    /// Pre-training subsets (graph level, docs/methods.md): `pretrain.graphs=256` trains on
+    /// 256 graphs drawn by the seed and evaluates on all; `pretrain.match_steps=true` beside
+    /// it trains for the whole-set run's number of gradient steps.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Run this complete config (JSON, `-` for stdin) instead of building one from flags.

@@ -35,6 +35,14 @@ pub fn estimated_cost(cfg: &RunConfig) -> f64 {
         Ok(entry) => (entry.cost)(&cfg.settings(), &data),
         Err(_) => 5.0e-6 * cfg.epochs.max(1) as f64 * (nodes + edges),
     };
+    // A pre-training subset trains on its share of the graphs per epoch (with
+    // `pretrain.match_steps`, as many steps as the whole set: the whole cost).
+    let train = match cfg.pretrain.graphs {
+        Some(g) if !cfg.pretrain.match_steps && graphs > 0.0 => {
+            train * (g as f64 / graphs).min(1.0)
+        }
+        _ => train,
+    };
     let eval = match cfg.evaluator.as_str() {
         "svc-rbf" => 3.0e-6 * graphs * graphs,
         "logreg" => 1e-3 * nodes.max(graphs),
