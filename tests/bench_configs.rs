@@ -30,6 +30,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("training_curves.toml", 1200),
         ("node_methods.toml", 800),
         ("graph_methods.toml", 1200),
+        ("pretrain_size.toml", 560),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("configs").join(file);
