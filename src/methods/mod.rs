@@ -744,7 +744,7 @@ impl TrainPlan {
             return true;
         }
         match self.whole_batches_per_epoch {
-            None => (epoch + 1) % every == 0,
+            None => (epoch + 1).is_multiple_of(every),
             Some(whole) => {
                 let period = (every * whole).max(1) as u64;
                 let before = (epoch * self.batches_per_epoch) as u64;
