@@ -63,7 +63,8 @@ ifneq ($(wildcard ../shared/datasets),)
 export MAGCL_DATA_MIRROR ?= $(abspath ../shared/datasets)
 endif
 
-## run: the main job — GraphCL ± MA on the synthetic set and MUTAG (3 seeds), then the report.
+## run: the main job — GraphCL ± MA on the synthetic set and MUTAG (3 seeds) beside its floor
+## (GraphCL's encoder untrained, the WL kernel), then the report.
 ## Offline without a mirror, MUTAG cannot be fetched and only the synthetic cells run.
 ## Rows go to runs/quick.csv (a rerun continues it); the report to runs/quick.md and .svg.
 run: build

@@ -17,7 +17,8 @@ use crate::methods::optim::Adam;
 use crate::rng::{self, streams};
 use crate::runtime::TorchThreads;
 
-/// The probe's training steps in a run (SPEC §6).
+/// The probe's training steps in a run (the official MA-GCL `pGRACE/eval.py`,
+/// `log_regression`: 3000 full-batch steps, hard-coded in its loop).
 pub const PROBE_STEPS: usize = 3000;
 
 /// The values of a node-level config's `evaluator`: `logreg` is this probe.
@@ -72,7 +73,8 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
     }
 }
 
-/// Logistic-regression probe (SPEC §6): one linear layer (Xavier weight, zero bias),
+/// Logistic-regression probe (the official MA-GCL `pGRACE/eval.py`, `log_regression`):
+/// one linear layer (Xavier weight, zero bias),
 /// Adam lr 0.01, no weight decay, `steps` full-batch steps on the training nodes; every 20
 /// steps validation and test accuracy; the split's score is the test accuracy at the
 /// strictly best validation accuracy, with that validation accuracy (percent). Seeded

@@ -10,7 +10,7 @@ use std::ffi::{c_char, CStr, CString};
 /// thread that polls that long takes the CPU from the very team-mate it waits for, which
 /// then finishes its share only when the scheduler next lets it run: every operation costs
 /// a time slice, and a run that takes 9 s alone took more than 11 minutes
-/// (`benchmarks/history/busy/README.md`). Sleeping at once (0) fixed that but made every
+/// (`benchmarks-history:benchmarks/history/busy/README.md`). Sleeping at once (0) fixed that but made every
 /// wait pay a wake-up, which on a quiet machine cost node-level training (the one default
 /// that trains on several libtorch threads) up to 10–20% against libgomp's spinning. 10 000
 /// polls (a fraction of a millisecond) keep the spinning's speed alone and most of the
@@ -18,7 +18,7 @@ use std::ffi::{c_char, CStr, CString};
 /// libgomp's default alone (sleeping at once: 1.01) and 2.0× its quiet time beside a busy
 /// core (sleeping: 1.7; libgomp's default: 2.5); on the 16-core Xeon 0.98× and 2.1×
 /// (sleeping: 1.12 and 1.3; libgomp's default beside a busy core: 16×);
-/// `benchmarks/history/thread_defaults/spin_counts_node/` (`vm_omp/`, `xeon_omp/`).
+/// `benchmarks-history:benchmarks/history/thread_defaults/spin_counts_node/` (`vm_omp/`, `xeon_omp/`).
 /// Graph-level runs at their defaults train on one libtorch thread and never wait here.
 pub const OPENMP_SPIN_COUNT: &str = "10000";
 

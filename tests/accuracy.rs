@@ -155,7 +155,7 @@ fn ci_tier_meets_its_floors() {
             // Measured (results/graph_ma/graph_ma.md, 5 seeds): GraphCL 88.4 ± 1.7,
             // GraphCL+MA 88.0 ± 0.4, SimGRACE 87.0 ± 3.1; on this 2-core CPU, seeds 0–4:
             // GraphCL 86.8 ± 2.4, SimGRACE 87.5 ± 1.5 (GraphCL 86.8 ± 1.7 with today's CPU
-            // step, 3c546d7: benchmarks/history/accuracy/graphcl_mutag_devbox.md; SimGRACE
+            // step, 3c546d7: benchmarks-history:benchmarks/history/accuracy/graphcl_mutag_devbox.md; SimGRACE
             // with GIN ε = 1, 7186ceb: 86.1 ± 1.7, seed 0 84.6, over 120 seeds 86.9 ± 1.8:
             // results/simgrace_seeds/simgrace_seeds.csv).
             // Cora, code preset + MA, 100 epochs: 84.7 (seed 0).

@@ -10,7 +10,7 @@ const DIR: &str = env!("CARGO_MANIFEST_DIR");
 #[test]
 fn shipped_configs_load_with_the_expected_cell_counts() {
     let expected = [
-        ("quick.toml", 12),
+        ("quick.toml", 30),
         ("graph_ma.toml", 240),
         ("graph_ma_adgcl_nci1.toml", 10),
         ("node_table1.toml", 60),
@@ -56,9 +56,18 @@ fn quick_config_dry_run_lists_every_cell() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.lines().filter(|l| l.contains(" todo ")).count(), 12);
-    // the main job's MA cells use the released code's reading (docs/ma.md)
-    assert_eq!(out.lines().filter(|l| l.contains("ARS code")).count(), 6);
+    assert_eq!(out.lines().filter(|l| l.contains(" todo ")).count(), 30);
+    // the main job's MA cells use the released code's reading (docs/ma.md): GraphCL's
+    // and its untrained encoder's, 2 datasets × 3 seeds each
+    assert_eq!(out.lines().filter(|l| l.contains("ARS code")).count(), 12);
+    // and its floor: GraphCL's encoder untrained (± MA) and WL, on both sets
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.contains(" untrained-graphcl "))
+            .count(),
+        12
+    );
+    assert_eq!(out.lines().filter(|l| l.contains(" wl ")).count(), 6);
 }
 
 #[test]

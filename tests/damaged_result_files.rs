@@ -16,7 +16,7 @@ const DIR: &str = env!("CARGO_MANIFEST_DIR");
 fn real_files() -> Vec<Vec<u8>> {
     [
         "tests/fixtures/bench/report_small.csv",
-        "benchmarks/history/accuracy/graphcl_mutag_devbox.csv",
+        "tests/fixtures/bench/graphcl_mutag_devbox.csv",
         "results/citeseer_split/citeseer_split.csv",
     ]
     .iter()

@@ -2,7 +2,7 @@
 //! and what made it: one folder per experiment, each with a MANIFEST.md that names the
 //! commits its rows came from and a line in `results/README.md` that says whether
 //! `magcl bench` wrote its manifest; no commit hashes in file names; no scripts; speed rows
-//! and A/B checks live under `benchmarks/history/`.
+//! and A/B checks live under `benchmarks/` (benchmarks/README.md).
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -163,7 +163,7 @@ fn speed_rows_are_not_results() {
                 .any(|h| h == "sec_per_epoch_median");
             assert!(
                 !speed,
-                "{}: bench-speed rows go under benchmarks/history/ (benchmarks/README.md)",
+                "{}: bench-speed rows go under benchmarks/ (benchmarks/README.md)",
                 path.display()
             );
         }

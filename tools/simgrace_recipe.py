@@ -2,8 +2,8 @@
 """SimGRACE's graph-classification recipe in plain PyTorch + PyG + scikit-learn.
 
 An implementation independent of magcl (no shared code, no libtorch kernels of ours, the
-real scikit-learn SVC) of the recipe that `../shared/spec/REFERENCE.md` §2.2–2.6 and §3
-describe: GIN encoder (Linear-ReLU-Linear inside each conv, then ReLU, then batch norm;
+real scikit-learn SVC) of the recipe of the official SimGRACE `unsupervised_TU` code
+(`simgrace.py`, `gin.py`, `aug.py`, `evaluate_embedding.py`, `go.sh`): GIN encoder (Linear-ReLU-Linear inside each conv, then ReLU, then batch norm;
 sum-pool of every layer, concatenated), projection head, all linear layers Xavier-uniform
 with zero bias; node features one-hot labels for the chemistry sets and a constant 1
 otherwise; self-loops for nodes 0..max_index-1 of every graph; the data set shuffled once

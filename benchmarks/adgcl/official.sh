@@ -7,7 +7,7 @@
 #          per-epoch CPU time being their difference / (EPOCHS_SHORT - 1))
 #   WHAT = run:   whole runs (150 epochs, evaluation every 5 epochs, model selection and the
 #          final evaluation; the official code also evaluates once before training)
-# OFFICIAL_DIR holds run_official.sh (the patches: benchmarks/history/adgcl/README.md). CPU time = user + sys
+# OFFICIAL_DIR holds run_official.sh (the patches: benchmarks-history:benchmarks/history/adgcl/README.md). CPU time = user + sys
 # of the process and its children (/usr/bin/time).
 set -euo pipefail
 bin=$1 off=$2 out=$3 rounds=$4 datasets=$5 threads=$6 what=$7

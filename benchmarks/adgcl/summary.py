@@ -1,6 +1,6 @@
 """Median and range of old vs new per measurement in a run.sh CSV (standard library only).
 
-usage: python3 benchmarks/adgcl/summary.py benchmarks/history/adgcl/bench.csv
+usage: python3 benchmarks/adgcl/summary.py OUT.csv   (the CSV run.sh wrote)
 """
 import csv
 import statistics

@@ -6,7 +6,7 @@
 # Usage: run.sh OLD_BIN NEW_BIN [ROUNDS] [THREADS]   (writes speed.csv, the bench-speed
 # rows, and cpu_time.tsv, CPU time per process, into $OUT_DIR, default the current folder;
 # with TAG=x set, speed_x.csv and cpu_time_x.tsv). Tables: summarise.py.
-# A measurement made with it: benchmarks/history/final_speed/README.md.
+# A measurement made with it: benchmarks-history:benchmarks/history/final_speed/README.md.
 set -euo pipefail
 old=$1 new=$2 rounds=${3:-5} threads=${4:-2}
 dir=${OUT_DIR:-.}

@@ -2,7 +2,7 @@
 """magcl.evaluate_embedding against scikit-learn's nested CV and against `magcl eval`.
 
 A benchmark, not a test: it prints a table and writes one CSV row per run. The command,
-the set-up and a measurement made with it: benchmarks/history/python/README.md.
+the set-up and a measurement made with it: benchmarks-history:benchmarks/history/python/README.md.
 
 Contenders, on the same embeddings and the same outer folds (scikit-learn's
 StratifiedKFold(10, shuffle=True, random_state=0), given to magcl as `folds`):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Alternate two magcl binaries on one svc-rbf evaluation, ROUNDS times each, and append
 # one CSV row per run (a measurement made with it, with the commands:
-# benchmarks/history/svm/README.md).
+# benchmarks-history:benchmarks/history/svm/README.md).
 #
 #   benchmarks/svm/run.sh OLD_BIN NEW_BIN X.npy y.npy ROUNDS OUT.csv
 #

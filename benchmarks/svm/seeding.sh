@@ -2,7 +2,7 @@
 # Alpha seeding on one embedding file: the full svc-rbf protocol once per seed mode
 # (cold = libsvm's path, warm, scaled), the modes alternated round by round, one CSV row
 # per run (a measurement made with it:
-# benchmarks/history/svm/README.md).
+# benchmarks-history:benchmarks/history/svm/README.md).
 #
 #   benchmarks/svm/seeding.sh SVM_SEEDING_BIN X.npy y.npy ROUNDS OUT.csv
 #

@@ -1,6 +1,7 @@
 //! Augmentations: pure functions of a graph and an RNG.
 //!
-//! Graph level (GraphCL's family, SPEC §3): each augmentation is a small type implementing
+//! Graph level (GraphCL's family, official `unsupervised_TU/aug.py`; docs/methods.md):
+//! each augmentation is a small type implementing
 //! [`Augmentor`] — [`NodeDrop`], [`EdgeDrop`], [`AttrMask`], [`Subgraph`] (and the
 //! reference's 1-hop variant [`Subgraph1Hop`]), [`Identity`] — combined with [`Compose`]
 //! (in order) and [`RandomChoice`] (one uniformly per graph, as GraphCL's `random2/3/4`).

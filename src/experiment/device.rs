@@ -50,7 +50,7 @@ pub enum Pick {
 /// Graph level: the GPU is chosen when a training batch holds at least this many nodes on
 /// average (mean nodes per graph × graphs per batch). Below it a GraphCL or SimGRACE step
 /// is a few hundred tiny kernels whose launch cost exceeds their work. Measured on an
-/// H100 host (`benchmarks/history/multi_gpu/README.md`): at ≤ 5 000 nodes per batch (every TU set
+/// H100 host (`benchmarks-history:benchmarks/history/multi_gpu/README.md`): at ≤ 5 000 nodes per batch (every TU set
 /// at the presets' batch of 128) one or two CPU threads are faster than the GPU or even
 /// with it; at ≥ 7 600 the GPU is faster for SimGRACE (2.5×) and than one CPU thread for
 /// GraphCL (1.6×); at ≥ 10 000 for both.

@@ -32,7 +32,7 @@ pub struct RunOptions {
     /// the global pool. Its size changes no result, only the time. Make it when the
     /// process starts: a pool made after training evaluated GraphCL MUTAG's embeddings
     /// 3–5 ms (10–15%) slower at its first use than one made before
-    /// (benchmarks/history/thread_defaults/README.md, session 9).
+    /// (benchmarks-history:benchmarks/history/thread_defaults/README.md, session 9).
     pub eval_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
@@ -82,7 +82,7 @@ pub struct RunOutcome {
 
 /// How many times the median dimension's standard deviation one embedding dimension may
 /// reach before it is reported. In the 50 SimGRACE CPU runs of
-/// `benchmarks/history/accuracy/simgrace_cpu_fused_adam.csv` the ratio stayed below 30 in
+/// `benchmarks-history:benchmarks/history/accuracy/simgrace_cpu_fused_adam.csv` the ratio stayed below 30 in
 /// every run of ordinary accuracy (below 10 in most), and was 2771 and 25499 in the two
 /// that lost 4–10 points; the NCI1 run that lost 5 points in `simgrace_cpu_fused_layer.csv`
 /// had 69.

@@ -1,4 +1,4 @@
-//! The NT-Xent / InfoNCE family with explicit switches (SPEC §3).
+//! The NT-Xent / InfoNCE family with explicit switches (docs/methods.md, "The engine").
 //!
 //! For anchors `a_i` and candidates `c_j` (rows L2-normalised) with `s_ij = a_i·c_j / τ`,
 //! the one-way loss is `mean_i [ log Σ_{j∈D_i} e^{s_ij} (+ Σ_{j≠i} e^{a_i·a_j/τ}) − s_ii ]`

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::params::{bad, ParamGuard};
 
-/// The contrastive loss family (SPEC §3).
+/// The contrastive loss family (docs/methods.md, "The engine").
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct InfoNceParams {

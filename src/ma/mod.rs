@@ -1,4 +1,5 @@
-//! The model-augmentation plugin (SPEC §5): schedule samplers.
+//! The model-augmentation plugin (the paper's §4, "Methodology"; docs/ma.md): schedule
+//! samplers.
 //!
 //! A [`ScheduleSampler`] turns an encoder of N layers into a pair of schedules per
 //! optimisation step: `K_1..K_N` for view 1 and `K′_1..K′_N` for view 2 (K_i = number of

@@ -203,7 +203,7 @@ fn one() -> usize {
     1
 }
 
-/// The model-augmentation settings (SPEC §5).
+/// The model-augmentation settings (docs/ma.md).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MaParams {

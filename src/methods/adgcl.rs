@@ -220,7 +220,8 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     _ => entry.name.into(),
 });
 
-/// AD-GCL's unsupervised TU setup (REFERENCE.md §1.4; the official code's defaults):
+/// AD-GCL's unsupervised TU setup (the official code's argparse defaults in
+/// `test_minmax_tu.py`):
 /// 150 epochs, Adam at 1e-3 for the encoder and the view learner, batch 32, a 5-layer GIN
 /// of width 32, symmetric NT-Xent at T = 0.2, λ = 5, scored by a linear SVM with the
 /// epoch chosen on validation folds.

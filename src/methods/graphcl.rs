@@ -46,8 +46,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 .sections(&[section::<AugParams>()])
 .cost(|p, size| 2.5e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
 
-/// GraphCL's unsupervised TU setup (REFERENCE.md §1.2; the official `unsupervised_TU`
-/// code): 20 epochs, Adam at 0.01, batch 128, a 3-layer GIN of width 32 with sum readout,
+/// GraphCL's unsupervised TU setup (the official `unsupervised_TU` code: `go.sh`,
+/// `gsimclr.py`, `gin.py`, `aug.py`, `evaluate_embedding.py`): 20 epochs, Adam at 0.01,
+/// batch 128, a 3-layer GIN of width 32 with sum readout,
 /// NT-Xent at T = 0.2 with the original graph as anchor, random pairs of augmentations
 /// at ratio 0.1 (subgraph 0.2), embeddings scored by an RBF SVM in 10-fold CV.
 fn preset(req: &PresetRequest) -> Result<Preset> {

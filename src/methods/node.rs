@@ -613,7 +613,8 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     2.0e-9 * epochs * size.nodes * size.nodes + 1e-6 * epochs * size.edges
 });
 
-/// One row of REFERENCE.md §1.7.
+/// One row of the per-dataset settings: the released code's `param.yaml` or the paper's
+/// appendix Tables 7/8.
 struct NodeRow {
     epochs: usize,
     lr: f64,
@@ -650,7 +651,7 @@ fn node_row(dataset: &str, paper: bool) -> Result<NodeRow> {
 }
 
 /// The base model's settings on a dataset: `code` (default; the released code's
-/// per-dataset configuration) or `paper` (the paper's Table 7), REFERENCE.md §1.7.
+/// per-dataset configuration, `param.yaml`) or `paper` (the paper's appendix Table 7).
 pub fn preset(req: &PresetRequest) -> Result<Preset> {
     let name = req.name.unwrap_or("code");
     let paper = match name {

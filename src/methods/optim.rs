@@ -5,7 +5,7 @@
 //!
 //! libtorch's Adam issues about ten tensor operations per parameter and step; a GraphCL
 //! tower has 22 small parameters, so on the CPU libtorch's step took 0.4–0.8 ms of a
-//! 6–9 ms MUTAG step and the fused one takes 0.05 ms (`benchmarks/history/speed/README.md`,
+//! 6–9 ms MUTAG step and the fused one takes 0.05 ms (`benchmarks-history:benchmarks/history/speed/README.md`,
 //! "Adam"). The fused form computes the same
 //! update per element (same formula and order, f32 arithmetic; libtorch's vector kernels
 //! may round its multiply-adds differently, so results agree to rounding, not bit for

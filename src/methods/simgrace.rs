@@ -127,8 +127,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 .sections(&[section::<SimgraceParams>()])
 .cost(|p, size| 6.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));
 
-/// SimGRACE's unsupervised TU setup (REFERENCE.md §1.3; the official `unsupervised_TU`
-/// code): GraphCL's pipeline, loss, optimiser and evaluation with a 5-layer GIN and no data
+/// SimGRACE's unsupervised TU setup (the official `unsupervised_TU` code: `go.sh`,
+/// `simgrace.py`; its `aug.py` adds the self-loops): GraphCL's pipeline, loss, optimiser
+/// and evaluation with a 5-layer GIN and no data
 /// augmentation, perturbation magnitude η = 1. Its data pipeline gives every node but the
 /// highest-indexed one of a graph a self-loop, so its GIN counts a node's own features
 /// twice: ε = 1.

@@ -1,4 +1,5 @@
-//! Neural building blocks (SPEC §3).
+//! Neural building blocks (the paper's §3, "Notations and Preliminaries"; docs/methods.md,
+//! "The engine").
 //!
 //! The paper reads a GNN encoder as a *schedule* of operators: propagation `g(Z) = F Z`
 //! (no parameters) and transformation `h(Z) = σ(Z W)`. [`ops`] holds the propagation

@@ -76,7 +76,9 @@ pub fn filter_step(g: &GraphTensors, z: &Tensor, pi: f64) -> Tensor {
     }
 }
 
-/// The propagation part of one GIN layer with K propagations under `mode` (SPEC §5):
+/// The propagation part of one GIN layer with K propagations under `mode` (the paper leaves
+/// GIN under MA undefined, appendix "Graph Classification Experiments"; the three modes:
+/// docs/methods.md, "Model augmentation"):
 /// - `gin+filter`: K = 0 → identity, K = 1 → GIN aggregation, K > 1 → GIN aggregation
 ///   after K − 1 filter steps;
 /// - `gin-sum`: K GIN aggregations;

@@ -626,6 +626,56 @@ mod tests {
         assert!(crate::render::json(&r).unwrap().contains("\"curves\""));
     }
 
+    /// Every number written as text in an SVG (tick labels, epoch counts).
+    fn svg_numbers(svg: &str) -> Vec<f64> {
+        svg.lines()
+            .filter_map(|l| l.trim().parse::<f64>().ok())
+            .collect()
+    }
+
+    /// Accuracy cannot pass 100%, so neither can an axis: with seeds at 100 and intervals
+    /// reaching past it, the bar plot (whose legend wants room above the bars) and the
+    /// curve plot stop at 100, and 100 is still on the axis.
+    #[test]
+    fn no_accuracy_axis_runs_past_100() {
+        let mut r = Vec::new();
+        cell(
+            &mut r,
+            ("synthetic", "graphcl", "none"),
+            20,
+            false,
+            [96.0, 99.0, 100.0],
+        );
+        cell(
+            &mut r,
+            ("synthetic", "graphcl", "ARS code"),
+            20,
+            false,
+            [93.0, 100.0, 100.0],
+        );
+        let untrained = ("synthetic", "untrained-graphcl", "none");
+        cell(&mut r, untrained, 20, false, [90.0, 95.0, 100.0]);
+        cell(
+            &mut r,
+            ("synthetic", "wl", "none"),
+            20,
+            false,
+            [98.0, 100.0, 100.0],
+        );
+        let r = Report::build(r, Metric::Accuracy).unwrap();
+        let bars = crate::plot::bars(&r).unwrap();
+        let curves = crate::plot::curves(&r).unwrap().unwrap();
+        for (name, svg) in [("bars", &bars), ("curves", &curves)] {
+            let nums = svg_numbers(svg);
+            let top = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert!(top <= 100.0, "{name}: the axis runs to {top}");
+        }
+        assert!(
+            svg_numbers(&bars).contains(&100.0),
+            "bars: 100 is on the axis"
+        );
+    }
+
     #[test]
     fn the_epochs_key_is_dropped_from_a_variant() {
         assert_eq!(variant_without_epochs("epochs=50"), "");

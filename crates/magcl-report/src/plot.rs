@@ -29,6 +29,15 @@ fn perr<E: std::fmt::Display>(e: E) -> Error {
     Error::Config(format!("cannot draw the plot: {e}"))
 }
 
+/// The largest value the metric can take (100% accuracy, NMI 1): no value axis runs past
+/// it, whatever room the legend or an interval would like.
+fn metric_top(m: Metric) -> f64 {
+    match m {
+        Metric::Accuracy => 100.0,
+        Metric::Nmi => 1.0,
+    }
+}
+
 fn metric_label(m: Metric) -> &'static str {
     match m {
         Metric::Accuracy => "accuracy (%)",
@@ -147,7 +156,24 @@ fn draw_bar_panel(
     };
     let y0 = (((lo - pad) / step).floor() * step).max(0.0);
     let broken = y0 > 0.0;
-    let y1 = hi + (pad * 1.6).max((hi - y0) * 0.35); // room for the legend
+    // Room for the legend above the bars, but never past the metric's top (100%, NMI 1).
+    // When the top cuts that room, the legend gets room to the right of the last dataset
+    // instead (the x axis runs on), so it covers no bar.
+    let wanted = hi + (pad * 1.6).max((hi - y0) * 0.35);
+    let y1 = wanted.min(metric_top(metric));
+    let x_room = if wanted > y1 {
+        let plot_w = panel.dim_in_pixel().0 as f64 - 56.0 - 24.0;
+        let chars = settings
+            .iter()
+            .map(|(l, _)| l.chars().count())
+            .chain(["one seed".len()])
+            .max()
+            .unwrap_or(8) as f64;
+        let legend_w = chars * 7.0 + 44.0;
+        legend_w * n as f64 / (plot_w - legend_w).max(1.0)
+    } else {
+        0.0
+    };
     let caption = if broken {
         let prec = match metric {
             Metric::Accuracy => 0,
@@ -162,7 +188,7 @@ fn draw_bar_panel(
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(56)
-        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y0..y1)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5 + x_room), y0..y1)
         .map_err(perr)?;
     chart
         .configure_mesh()
@@ -928,7 +954,7 @@ fn draw_curve_panel(
         return Ok(());
     }
     let pad = ((hi - lo) * 0.08).max(10f64.powi(-(r.metric.decimals() as i32) + 1));
-    let (y0, y1) = (lo - pad, hi + pad);
+    let (y0, y1) = (lo - pad, (hi + pad).min(metric_top(r.metric)));
     let k = epochs.len();
     let (x0, x1) = (-0.5, k as f64 - 0.5);
     let title = if split.is_empty() {

@@ -45,7 +45,7 @@ pub struct SpeedArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// CSV to append to (speed rows are measurements of the code, not experiment results:
-    /// they live under benchmarks/, see benchmarks/history/README.md).
+    /// they live under benchmarks/, see benchmarks/speed/README.md).
     #[arg(long, default_value = "benchmarks/speed/speed.csv")]
     pub out: PathBuf,
 }

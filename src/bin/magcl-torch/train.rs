@@ -478,7 +478,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         .flatten()
         .map(std::sync::Arc::new);
     // training's data pipeline on a pool as large as libtorch's (a second rayon thread
-    // slowed one-thread graph-level epochs by 6–38%; benchmarks/history/thread_defaults/)
+    // slowed one-thread graph-level epochs by 6–38%; benchmarks-history:benchmarks/history/thread_defaults/)
     set_threads(cfg.threads);
     // under the default policy a graph-level step runs its two branches (GraphCL's views,
     // SimGRACE's clean and perturbed passes) on two threads where two cores are usable;
