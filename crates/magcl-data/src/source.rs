@@ -141,7 +141,7 @@ pub fn load_graph_dataset(name: &str, cfg: &DataConfig) -> Result<GraphDataset> 
 /// read there (a TU folder: [`tu_digest`]; a file, e.g. a DGCNN zip: the file's sha256).
 /// Runs record it beside their results, outside the config hash: the same configuration
 /// run on two copies of the same graphs is the same experiment.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DataSource {
     pub path: String,
     pub sha256: String,
@@ -240,6 +240,33 @@ pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
             "{} is a graph-classification dataset, not a node-classification one; use it with a graph-level method",
             d.name
         ))),
+    }
+}
+
+/// Which copy of a known dataset a run reads (fetching it into the cache if needed): the
+/// cached TU folder or DGCNN zip, or the cached `.npz`; `None` for Planetoid and generated
+/// sets.
+pub fn known_source(d: &KnownDataset, cfg: &DataConfig) -> Result<Option<DataSource>> {
+    match d.origin {
+        Origin::Tu => match ensure_tu(d.name, cfg)? {
+            GraphCopy::Tu(dir) => tu_source(&dir, d.name).map(Some),
+            GraphCopy::Dgcnn(zip) => file_source(&zip).map(Some),
+        },
+        Origin::GnnBenchmark { file } => file_source(&ensure_npz(file, cfg)?).map(Some),
+        Origin::Planetoid { .. } | Origin::Synthetic => Ok(None),
+    }
+}
+
+/// Which file a node set is read from, for the sets read from one file: gnn-benchmark's
+/// `.npz` in the cache (fetched if needed) and `npz:PATH`; `None` for the others.
+pub fn node_source(name: &str, cfg: &DataConfig) -> Result<Option<DataSource>> {
+    let name = name.trim();
+    if let Some(path) = name.strip_prefix("npz:") {
+        return file_source(Path::new(path)).map(Some);
+    }
+    match registry::find(name).map(|d| d.origin) {
+        Some(Origin::GnnBenchmark { file }) => file_source(&ensure_npz(file, cfg)?).map(Some),
+        _ => Ok(None),
     }
 }
 
@@ -405,27 +432,28 @@ pub fn read_dgcnn_zip(zip_path: &Path, stem: Option<&str>) -> Result<(String, Ve
         }
     }
     let what = want.as_deref().unwrap_or("NAME.txt");
-    let (index, full) =
-        match found.len() {
-            1 => found.remove(0),
-            0 => return Err(Error::file(
+    let (index, full) = match found.len() {
+        1 => found.remove(0),
+        0 => {
+            return Err(Error::file(
                 zip_path,
                 format!(
                     "no entry {what} in the archive; expected the DGCNN text file (NAME/NAME.txt)"
                 ),
-            )),
-            _ => {
-                let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
-                return Err(Error::file(
-                    zip_path,
-                    format!(
-                        "{} candidate entries ({}); expected one DGCNN text file {what}",
-                        found.len(),
-                        names.join(", ")
-                    ),
-                ));
-            }
-        };
+            ))
+        }
+        _ => {
+            let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
+            return Err(Error::file(
+                zip_path,
+                format!(
+                    "{} candidate entries ({}); expected one DGCNN text file {what}",
+                    found.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
     let budget = packed
         .saturating_mul(MAX_ZIP_RATIO)
         .clamp(MIN_ZIP_ALLOWANCE, MAX_FILE_BYTES);
