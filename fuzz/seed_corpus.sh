@@ -4,7 +4,7 @@
 set -euo pipefail
 mirror="${1:-${MAGCL_DATA_MIRROR:-../shared/datasets}}"
 fx=tests/fixtures/data
-mkdir -p fuzz/corpus/tu_parser fuzz/corpus/pickle_reader fuzz/corpus/npz_reader
+mkdir -p fuzz/corpus/tu_parser fuzz/corpus/pickle_reader fuzz/corpus/npz_reader fuzz/corpus/dgcnn_parser
 sep=$'\xff'
 # TU: parts joined by 0xFF (see fuzz_targets/tu_parser.rs); small datasets and slices.
 tu_seed() { # dir name out [max lines]
@@ -30,4 +30,12 @@ cp "$fx"/planetoid/tiny/ind.tiny.{x,tx,y,ty,graph} fuzz/corpus/pickle_reader/
 cp "$fx"/planetoid/bad/*.{x,y,graph} fuzz/corpus/pickle_reader/ 2>/dev/null || true
 # npz: the fixtures.
 cp "$fx"/npz/*.npz fuzz/corpus/npz_reader/
-echo "seeded: $(ls fuzz/corpus/tu_parser | wc -l) tu, $(ls fuzz/corpus/pickle_reader | wc -l) pickle, $(ls fuzz/corpus/npz_reader | wc -l) npz"
+# DGCNN: the fixtures and the start of MUTAG's and PROTEINS' copies (a prefix is a
+# truncated file: the parser must report where it ends).
+cp "$fx"/dgcnn/good/*.txt "$fx"/dgcnn/bad/*.txt fuzz/corpus/dgcnn_parser/
+for n in MUTAG PROTEINS; do
+  if [ -f "$mirror/dgcnn/$n.zip" ]; then
+    unzip -p "$mirror/dgcnn/$n.zip" "$n/$n.txt" | head -n 200 > "fuzz/corpus/dgcnn_parser/${n,,}_head"
+  fi
+done
+echo "seeded: $(ls fuzz/corpus/tu_parser | wc -l) tu, $(ls fuzz/corpus/pickle_reader | wc -l) pickle, $(ls fuzz/corpus/npz_reader | wc -l) npz, $(ls fuzz/corpus/dgcnn_parser | wc -l) dgcnn"

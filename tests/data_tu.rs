@@ -211,10 +211,17 @@ fn info_json_from_the_binary() {
             "graphs",
             "kind",
             "name",
-            "nodes"
+            "nodes",
+            "published",
+            "source"
         ]
     );
     assert_eq!(v["name"], "MUTAG");
+    assert_eq!(
+        v["published"]["figures"][3],
+        serde_json::json!(["avg_edges", "19.79"])
+    );
+    assert!(v["source"]["path"].as_str().unwrap().ends_with("tu/MUTAG"));
     assert_eq!(v["kind"], "graph");
     assert_eq!(v["graphs"], 188);
     assert_eq!(v["nodes"], 3371);

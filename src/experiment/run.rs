@@ -78,6 +78,11 @@ pub struct RunOutcome {
     /// [`dominant_dimension`]); absent from the JSON when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Which copy of the dataset was read (path and sha256; see docs/datasets.md), where
+    /// it was read from files. Not part of the config or its hash: two copies of the same
+    /// graphs give the same run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_source: Option<data::source::DataSource>,
 }
 
 /// How many times the median dimension's standard deviation one embedding dimension may
@@ -265,7 +270,19 @@ pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
 
 /// The dataset's graphs with the configured node features attached.
 pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
-    let ds = data::load_graph_dataset(&cfg.dataset, data_cfg)?;
+    graph_data_traced(cfg, data_cfg, false).map(|(d, _)| d)
+}
+
+/// [`graph_data`], with the copy read where `trace` asks for it.
+fn graph_data_traced(
+    cfg: &RunConfig,
+    data_cfg: &DataConfig,
+    trace: bool,
+) -> Result<(GraphData, Option<data::source::DataSource>)> {
+    let (ds, src) = match trace {
+        true => data::source::load_graph_dataset_traced(&cfg.dataset, data_cfg)?,
+        false => (data::load_graph_dataset(&cfg.dataset, data_cfg)?, None),
+    };
     let feats = data::features::graph_features(&ds, &cfg.features)?;
     let labels = ds.labels();
     let views = ds
@@ -278,11 +295,14 @@ pub fn graph_data(cfg: &RunConfig, data_cfg: &DataConfig) -> Result<GraphData> {
             x,
         })
         .collect();
-    Ok(GraphData {
-        views,
-        labels,
-        dim: feats.dim,
-    })
+    Ok((
+        GraphData {
+            views,
+            labels,
+            dim: feats.dim,
+        },
+        src,
+    ))
 }
 
 fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
@@ -363,7 +383,7 @@ fn run_graph(
     device: Device,
     data_cfg: &DataConfig,
 ) -> Result<RunOutcome> {
-    let data = graph_data(cfg, data_cfg)?;
+    let (data, data_source) = graph_data_traced(cfg, data_cfg, true)?;
     let params = cfg.method_params()?;
     let entry = cfg.method.entry()?;
     let n = data.views.len();
@@ -425,6 +445,7 @@ fn run_graph(
             epochs,
             train_graphs: trained.map(|t| t.0),
             train_steps: trained.map(|t| t.1),
+            data_source: data_source.clone(),
             ..train_only(cfg, log, t0)
         };
         if let Some(p) = &opts.save_embeddings {
@@ -465,6 +486,7 @@ fn run_graph(
         eval_seconds,
         epoch_seconds: log.epoch_seconds,
         epoch_losses: log.epoch_losses,
+        data_source,
         ..Default::default()
     })
 }
@@ -476,6 +498,7 @@ fn run_node(
     data_cfg: &DataConfig,
 ) -> Result<RunOutcome> {
     let ds = data::load_node_dataset(&cfg.dataset, data_cfg)?;
+    let data_source = data::source::node_source(&cfg.dataset, data_cfg)?;
     let node = cfg.sections.require::<NodeParams>(cfg.method.as_str())?;
     // one split, drawn once for every evaluation of the run
     let splits = node_protocol(&node.split, &ds)?.splits(&ds.labels, ds.num_nodes, cfg.seed)?;
@@ -527,7 +550,10 @@ fn run_node(
     })?;
     let z = model.embed()?;
     if opts.skip_eval {
-        let out = train_only(cfg, log, t0);
+        let out = RunOutcome {
+            data_source: data_source.clone(),
+            ..train_only(cfg, log, t0)
+        };
         if let Some(p) = &opts.save_embeddings {
             save_embeddings(p, &z.x, z.rows, z.dim, &ds.labels)?;
         }
@@ -599,6 +625,7 @@ fn run_node(
         eval_seconds,
         epoch_seconds: log.epoch_seconds,
         epoch_losses: log.epoch_losses,
+        data_source,
         ..Default::default()
     })
 }

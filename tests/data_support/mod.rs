@@ -30,12 +30,15 @@ fn mirror_has(mirror: &Path, name: &str) -> bool {
             let dir = mirror.join("tu").join(d.name);
             dir.join(format!("{}_A.txt", d.name)).is_file()
                 || dir.join(format!("{}.zip", d.name)).is_file()
+                || magcl::data::source::dgcnn_zip_stem(d.name)
+                    .is_some_and(|s| mirror.join(format!("dgcnn/{s}.zip")).is_file())
         }
         magcl::data::registry::Origin::Planetoid { prefix } => magcl::data::planetoid::SUFFIXES
             .iter()
             .all(|s| mirror.join(format!("planetoid/ind.{prefix}.{s}")).is_file()),
         magcl::data::registry::Origin::GnnBenchmark { file } => {
-            mirror.join("npz").join(file).is_file()
+            let npz = mirror.join("npz").join(file);
+            npz.is_file() || npz.with_extension("zip").is_file()
         }
         magcl::data::registry::Origin::Synthetic => true,
     }

@@ -1,17 +1,19 @@
 //! `magcl datasets`: list, fetch and describe datasets.
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use magcl_data::load_node_dataset;
 use magcl_data::registry::{self, DatasetKind};
 use magcl_data::source::{self, DataConfig};
 use magcl_data::stats::{graph_stats, node_stats, GraphStats, NodeStats};
-use magcl_data::{load_graph_dataset, load_node_dataset};
 
 const DATASETS_HELP: &str = "\
 Where datasets come from:
   Datasets are cached in $MAGCL_DATA_DIR (default ./tudatasets). One that is not cached is
   fetched on first use: from $MAGCL_DATA_MIRROR if set (a local folder or an http(s) base
-  URL laid out as tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz), otherwise, or
-  when the mirror lacks it, from the canonical public URLs. Files with a known sha256 are
+  URL laid out as tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz or npz/FILE.zip;
+  COLLAB, DD, REDDIT-BINARY, NCI1 and the IMDB sets also as dgcnn/NAME.zip, their GIN/DGCNN
+  copies, where tu/NAME/ is absent), otherwise, or when the mirror lacks it, from the
+  canonical public URLs. Files with a known sha256 are
   verified, every dataset is parsed before it enters the cache, and a failed fetch leaves
   nothing behind.
 
@@ -25,6 +27,8 @@ Names (case-insensitive):
     cache on first fetch and a later fetch of other bytes is reported
   your own graph sets: tu:PATH/NAME (a folder of TU-format files NAME_A.txt,
     NAME_graph_indicator.txt, NAME_graph_labels.txt, optional NAME_node_labels.txt, ...)
+    or dgcnn:PATH (the GIN/DGCNN text format: a NAME.txt, a folder NAME holding NAME.txt,
+    or a zip holding it; see docs/datasets.md)
   your own node-level graph: npz:PATH (arrays x, edge_index, y, optional masks; see
     docs/datasets.md)
 
@@ -68,7 +72,9 @@ pub enum DatasetsCommand {
     /// avg_nodes, avg_edges, feature_dim (under the default `graphcl` features) and
     /// class_counts (graphs per class, classes in ascending order of their original label).
     /// Node sets: nodes, edges, features, classes and the public split sizes train, val,
-    /// test (empty where the dataset has no public split).
+    /// test (empty where the dataset has no public split). Beside each figure the set's
+    /// published one where known (`--json`: `published`), and the copy read (path and
+    /// sha256; `--json`: `source`).
     Info(InfoArgs),
 }
 
@@ -89,7 +95,7 @@ pub struct FetchArgs {
 #[derive(Args, Debug)]
 pub struct InfoArgs {
     /// Dataset name (case-insensitive; built-in or any TU collection name),
-    /// `synthetic[:GRAPHS[:SEED]]`, `tu:PATH/NAME` or `npz:PATH`.
+    /// `synthetic[:GRAPHS[:SEED]]`, `tu:PATH/NAME`, `dgcnn:PATH` or `npz:PATH`.
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Print one JSON object (keys: name, kind and the statistics) instead of a table.
@@ -242,17 +248,22 @@ impl Info {
     pub fn load(cfg: &DataConfig, name: &str) -> anyhow::Result<Info> {
         Ok(match source::kind_of(name)? {
             DatasetKind::Graph => {
-                let ds =
-                    load_graph_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
+                let (ds, src) = source::load_graph_dataset_traced(name, cfg)
+                    .with_context(|| format!("loading {name}"))?;
                 let mut stats = graph_stats(&ds)?;
                 if let Some(d) = registry::find(name).filter(|d| !registry::is_builtin(d.name)) {
                     stats.source_sha256 = source::tu_source_record(cfg, d.name).map(|(sha, _)| sha);
                 }
+                stats.source = src;
+                stats.published = published_of(name);
                 Info::Graph(stats)
             }
             DatasetKind::Node => {
                 let ds = load_node_dataset(name, cfg).with_context(|| format!("loading {name}"))?;
-                Info::Node(node_stats(&ds))
+                let mut stats = node_stats(&ds);
+                stats.source = source::node_source(name, cfg)?;
+                stats.published = published_of(name);
+                Info::Node(stats)
             }
         })
     }
@@ -265,10 +276,21 @@ impl Info {
         }
     }
 
-    /// `(key, value)` rows for the human-readable table.
+    /// `(key, value)` rows for the human-readable table; a value with a published figure
+    /// shows it beside (`5000  (published 5000)`).
     pub fn rows(&self) -> Vec<Vec<String>> {
         let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
-        let kv = |k: &str, v: String| vec![k.to_string(), v];
+        let published = match self {
+            Info::Graph(s) => s.published,
+            Info::Node(s) => s.published,
+        };
+        let kv = |k: &str, v: String| {
+            let figure = published.and_then(|p| p.figures.iter().find(|(key, _)| *key == k));
+            match figure {
+                Some((_, f)) => vec![k.to_string(), format!("{v}  (published {f})")],
+                None => vec![k.to_string(), v],
+            }
+        };
         match self {
             Info::Graph(s) => vec![
                 kv("name", s.name.clone()),
@@ -312,12 +334,34 @@ impl Info {
     }
 }
 
+/// The published statistics of a built-in name (not of `tu:PATH` and the like).
+fn published_of(name: &str) -> Option<&'static registry::Published> {
+    let n = name.trim();
+    if n.contains(':') {
+        return None;
+    }
+    registry::find(n).and_then(|d| registry::published(d.name))
+}
+
 fn info(cfg: &DataConfig, name: &str, json: bool) -> anyhow::Result<()> {
     let info = Info::load(cfg, name)?;
     if json {
         outln!("{}", info.to_json()?);
     } else {
         print_table(&info.rows())?;
+        let (src, published) = match &info {
+            Info::Graph(s) => (&s.source, s.published),
+            Info::Node(s) => (&s.source, s.published),
+        };
+        if let Some(p) = published {
+            outln!("\npublished figures: {}", p.source);
+            if !p.note.is_empty() {
+                outln!("note: {}", p.note);
+            }
+        }
+        if let Some(s) = src {
+            outln!("read from: {} (sha256 {})", s.path, s.sha256);
+        }
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Known sizes and sha256 checksums of dataset files, by their path in the mirror layout
-//! (`tu/NAME/NAME_A.txt`, `planetoid/ind.cora.x`, `npz/FILE.npz`). Every download or mirror
-//! copy of a listed file is checked against this table before it enters the cache.
+//! (`tu/NAME/NAME_A.txt`, `planetoid/ind.cora.x`, `npz/FILE.npz`, `dgcnn/NAME.zip`). Every
+//! download or mirror copy of a listed file is checked against this table before it enters
+//! the cache (an `.npz` read out of the mirror's `npz/NAME.zip` is checked as `npz/NAME.npz`).
 //!
 //! Source: the dataset notes of this benchmark (files copied byte for byte from public
 //! repositories and cross-checked there). The entries for `ind.pubmed.allx` and the three
@@ -17,6 +18,46 @@ pub struct Checksum {
 
 /// All known files, sorted by path.
 pub const CHECKSUMS: &[Checksum] = &[
+    Checksum {
+        path: "dgcnn/COLLAB.zip",
+        size: 4164412,
+        sha256: "9ecf84c958ac765b9e0f878f4bd002fec20926e0c3d037cb753ab251f59b41f3",
+    },
+    Checksum {
+        path: "dgcnn/DD.zip",
+        size: 2559550,
+        sha256: "0ce3eca1f096ce77ff6fb2287b2b45d0d6991ca1f15734fc873a1003ac79c34d",
+    },
+    Checksum {
+        path: "dgcnn/IMDBBINARY.zip",
+        size: 107488,
+        sha256: "0424af4414007a76bd0d7d9f8e7ba845f595745d142894cf42b505b30f5ff7d8",
+    },
+    Checksum {
+        path: "dgcnn/IMDBMULTI.zip",
+        size: 94934,
+        sha256: "20caee26511d0e5ed130bcb1054b2697b91cc8bb846c72cf0f37a92f99bfc67b",
+    },
+    Checksum {
+        path: "dgcnn/MUTAG.zip",
+        size: 12363,
+        sha256: "545905a7f0782cba6d3f96cb40af67c90e54f26932341999103e1eb94bbbee52",
+    },
+    Checksum {
+        path: "dgcnn/NCI1.zip",
+        size: 391519,
+        sha256: "8cd032542f59df715c5983b05bb2b5396ab501c3b41d4ecbd941b88dc40c8c59",
+    },
+    Checksum {
+        path: "dgcnn/PROTEINS.zip",
+        size: 217194,
+        sha256: "d28f022559a1fe3f3c0cfd49c96a68a8cb8a1d1e31d5506fb7d93e438eab6f52",
+    },
+    Checksum {
+        path: "dgcnn/REDDIT-BINARY.zip",
+        size: 3288201,
+        sha256: "c45536bdd84db7a4913fd6a45ae7616a12a02bf1f444a4effbce903524d62121",
+    },
     Checksum {
         path: "npz/amazon_electronics_computers.npz",
         size: 31921488,

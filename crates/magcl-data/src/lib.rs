@@ -9,6 +9,7 @@
 //! | [`registry`] | the known datasets, their kind and where their files come from |
 //! | [`source`] | the cache folder, the mirror, downloads, checksums; `load_*_dataset` |
 //! | [`tu`] | the TU graph-kernel text format |
+//! | [`dgcnn`] | the GIN/DGCNN graph text format (`NAME.txt`) |
 //! | [`planetoid`], [`pickle`] | Planetoid's pickled files, read by a small pickle reader |
 //! | [`npz`], [`array`] | `.npy`/`.npz` arrays and the gnn-benchmark layout |
 //! | [`synthetic`] | the embedded BA-2Motifs-style generator |
@@ -20,6 +21,7 @@ pub use magcl_core::{Error, Result};
 
 pub mod array;
 pub mod checksums;
+pub mod dgcnn;
 pub mod features;
 pub mod npz;
 pub mod pickle;

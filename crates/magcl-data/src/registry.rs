@@ -97,7 +97,9 @@ pub const KNOWN: &[KnownDataset] = &[
     tu("PTC_MR", &[], size(344, 4_915, 5_054)),
     tu("IMDB-BINARY", &["IMDB-B"], size(1_000, 19_773, 96_531)),
     tu("IMDB-MULTI", &["IMDB-M"], size(1_500, 19_502, 98_903)),
-    tu("COLLAB", &[], size(5_000, 372_474, 12_287_210)),
+    // 12,288,916 undirected edges in the files, 2,837 of them self-loops, which magcl drops
+    // (as PyG does); the published average of 2,457.78 edges counts them (see PUBLISHED).
+    tu("COLLAB", &[], size(5_000, 372_474, 12_286_079)),
     tu("REDDIT-BINARY", &["RDT-B"], size(2_000, 859_254, 995_508)),
     tu(
         "REDDIT-MULTI-5K",
@@ -160,6 +162,74 @@ pub const KNOWN: &[KnownDataset] = &[
         size: size(1, 18_333, 81_894),
     },
 ];
+
+/// A dataset's published statistics, keyed as `magcl datasets info` prints its own
+/// (`graphs`, `classes`, `avg_nodes`, `avg_edges`; `nodes`, `edges`, `features` for node
+/// sets), with where they come from and how they count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Published {
+    pub name: &'static str,
+    pub figures: &'static [(&'static str, &'static str)],
+    pub source: &'static str,
+    /// How the figures count where magcl counts otherwise (empty if it does not).
+    pub note: &'static str,
+}
+
+const TU_STATS: &str = "TU collection's statistics table (Morris et al. 2020)";
+const SHCHUR: &str = "Shchur et al. 2018, Table 1";
+
+const fn tu_published(
+    name: &'static str,
+    figures: &'static [(&'static str, &'static str)],
+    note: &'static str,
+) -> Published {
+    Published {
+        name,
+        figures,
+        source: TU_STATS,
+        note,
+    }
+}
+
+/// The published statistics of the sets that have them. Edges are undirected; where the
+/// files hold self-loops (COLLAB) the published average counts them, magcl does not.
+pub const PUBLISHED: &[Published] = &[
+    tu_published("MUTAG", &[("graphs", "188"), ("classes", "2"), ("avg_nodes", "17.93"), ("avg_edges", "19.79")], ""),
+    tu_published("NCI1", &[("graphs", "4110"), ("classes", "2"), ("avg_nodes", "29.87"), ("avg_edges", "32.30")], ""),
+    tu_published("PROTEINS", &[("graphs", "1113"), ("classes", "2"), ("avg_nodes", "39.06"), ("avg_edges", "72.82")], ""),
+    tu_published("DD", &[("graphs", "1178"), ("classes", "2"), ("avg_nodes", "284.32"), ("avg_edges", "715.66")], ""),
+    tu_published("IMDB-BINARY", &[("graphs", "1000"), ("classes", "2"), ("avg_nodes", "19.77"), ("avg_edges", "96.53")], ""),
+    tu_published("IMDB-MULTI", &[("graphs", "1500"), ("classes", "3"), ("avg_nodes", "13.00"), ("avg_edges", "65.94")], ""),
+    tu_published(
+        "COLLAB",
+        &[("graphs", "5000"), ("classes", "3"), ("avg_nodes", "74.49"), ("avg_edges", "2457.78")],
+        "the published average counts the files' 2,837 self-loops (12,288,916 edges / 5,000); magcl drops self-loops, leaving 12,286,079 (2457.22 per graph)",
+    ),
+    tu_published("REDDIT-BINARY", &[("graphs", "2000"), ("classes", "2"), ("avg_nodes", "429.63"), ("avg_edges", "497.75")], ""),
+    Published {
+        name: "Amazon-Computers",
+        figures: &[("nodes", "13752"), ("edges", "245861"), ("features", "767"), ("classes", "10")],
+        source: SHCHUR,
+        note: "",
+    },
+    Published {
+        name: "Amazon-Photo",
+        figures: &[("nodes", "7650"), ("edges", "119081"), ("features", "745"), ("classes", "8")],
+        source: SHCHUR,
+        note: "",
+    },
+    Published {
+        name: "Coauthor-CS",
+        figures: &[("nodes", "18333"), ("edges", "81894"), ("features", "6805"), ("classes", "15")],
+        source: SHCHUR,
+        note: "",
+    },
+];
+
+/// The published statistics of a built-in dataset (by its canonical name), if known.
+pub fn published(name: &str) -> Option<&'static Published> {
+    PUBLISHED.iter().find(|p| p.name == name)
+}
 
 /// Every dataset of the TU collection (graphlearning.io, as listed on the collection's
 /// dataset page), by its file prefix. The eleven built-in TU names of [`KNOWN`] are among
@@ -245,11 +315,11 @@ pub fn lookup(name: &str) -> Result<KnownDataset> {
 }
 
 /// The kind of a dataset name as a sweep or a run names it: a built-in name or alias, a
-/// name of the TU collection, `tu:PATH` (graph), `npz:PATH` or `synthetic-node[:…]`
+/// name of the TU collection, `tu:PATH` or `dgcnn:PATH` (graph), `npz:PATH` or `synthetic-node[:…]`
 /// (node); `None` for any other name.
 pub fn dataset_kind(name: &str) -> Option<DatasetKind> {
     let name = name.trim();
-    if name.starts_with("tu:") {
+    if name.starts_with("tu:") || name.starts_with("dgcnn:") {
         return Some(DatasetKind::Graph);
     }
     if name.starts_with("npz:") || matches!(synthetic_node_params(name), Ok(Some(_))) {
@@ -383,8 +453,16 @@ mod tests {
             }
             Origin::Tu => {
                 let dir = mirror.join("tu").join(d.name);
-                let files = dir.join(format!("{}_A.txt", d.name)).is_file();
-                files.then(|| crate::tu::load_tu_dir(&dir, d.name).map(graph_set))
+                if dir.join(format!("{}_A.txt", d.name)).is_file() {
+                    return Some(crate::tu::load_tu_dir(&dir, d.name).map(graph_set));
+                }
+                // Else the DGCNN copy, as loading by name takes it.
+                let stem = crate::source::dgcnn_zip_stem(d.name)?;
+                let zip = mirror.join("dgcnn").join(format!("{stem}.zip"));
+                zip.is_file().then(|| {
+                    let (_, bytes) = crate::source::read_dgcnn_zip(&zip, Some(stem))?;
+                    crate::dgcnn::parse_dgcnn(d.name, &zip, &bytes).map(graph_set)
+                })
             }
             Origin::Planetoid { prefix } => {
                 let dir = mirror.join("planetoid");
@@ -397,9 +475,13 @@ mod tests {
             }
             Origin::GnnBenchmark { file } => {
                 let path = mirror.join("npz").join(file);
-                path.is_file().then(|| {
-                    let bytes = std::fs::read(&path)?;
-                    crate::npz::parse_gnn_benchmark(d.name, &path, &bytes).map(node_set)
+                let zip = path.with_extension("zip");
+                (path.is_file() || zip.is_file()).then(|| {
+                    // Through the cache, so that the npz-in-zip path is read as a run reads it.
+                    let cache = tempfile::tempdir()?;
+                    let cfg = crate::DataConfig::new(cache.path())
+                        .with_mirror(mirror.display().to_string());
+                    crate::load_node_dataset(d.name, &cfg).map(node_set)
                 })
             }
         }

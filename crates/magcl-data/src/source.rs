@@ -1,13 +1,16 @@
 //! Where dataset files come from: the cache folder, a mirror, the canonical public URLs.
 //!
 //! * **Cache** (`$MAGCL_DATA_DIR`, default `./tudatasets`): `tu/NAME/NAME_*.txt`,
-//!   `planetoid/PREFIX/ind.PREFIX.*`, `npz/FILE.npz`. A dataset folder (or `.npz` file)
-//!   appears complete or not at all: files are gathered in a hidden temporary folder
-//!   beside it, checked, and renamed into place in one step.
+//!   `planetoid/PREFIX/ind.PREFIX.*`, `npz/FILE.npz`, `dgcnn/NAME.zip`. A dataset folder
+//!   (or file) appears complete or not at all: files are gathered in a hidden temporary
+//!   folder or file beside it, checked, and renamed into place in one step.
 //! * **Mirror** (`$MAGCL_DATA_MIRROR`): a local folder or an `http(s)://` base URL laid out
 //!   like the benchmark's dataset folder: `tu/NAME/NAME_A.txt`, ...,
 //!   `planetoid/ind.cora.x`, ..., `npz/FILE.npz`. A local `tu/NAME/NAME.zip` is used when
-//!   the unpacked files are absent; it is never required.
+//!   the unpacked files are absent, and `npz/STEM.zip` (holding `STEM.npz`) when
+//!   `npz/STEM.npz` is; neither is required. For the sets of [`DGCNN_COPIES`] a mirror
+//!   without `tu/NAME/` may hold `dgcnn/NAME.zip`, the same graphs in the GIN/DGCNN text
+//!   format ([`super::dgcnn`]); it is cached as it is and read from the zip.
 //! * **Canonical URLs**, for whatever the mirror lacks (or without a mirror): the TU
 //!   collection's zips, the Planetoid repository's `data/` folder and gnn-benchmark's
 //!   `data/npz/` folder.
@@ -19,7 +22,7 @@
 //! silently fall back to another source then.
 use super::checksums;
 use super::registry::{self, DatasetKind, KnownDataset, Origin};
-use super::{npz, planetoid, synthetic, tu, GraphDataset, NodeDataset};
+use super::{dgcnn, npz, planetoid, synthetic, tu, GraphDataset, NodeDataset};
 use crate::error::{Error, Result};
 use sha2::Digest;
 use std::fs::{self, File};
@@ -128,24 +131,83 @@ enum Got {
 
 /// Loads a graph-classification dataset by name (case-insensitive), fetching it into the
 /// cache first if needed. Also accepts `tu:PATH` (a folder of TU files named after the
-/// folder, read in place) and `synthetic[:GRAPHS[:SEED]]` (generated, no files).
+/// folder, read in place), `dgcnn:PATH` (a GIN/DGCNN `NAME.txt`, a folder holding one, or
+/// a zip holding one; read in place) and `synthetic[:GRAPHS[:SEED]]` (generated, no files).
 pub fn load_graph_dataset(name: &str, cfg: &DataConfig) -> Result<GraphDataset> {
+    load_graph(name, cfg, false).map(|(ds, _)| ds)
+}
+
+/// Which copy of a dataset's data was read: the file or folder, and the sha256 of what was
+/// read there (a TU folder: [`tu_digest`]; a file, e.g. a DGCNN zip: the file's sha256).
+/// Runs record it beside their results, outside the config hash: the same configuration
+/// run on two copies of the same graphs is the same experiment.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DataSource {
+    pub path: String,
+    pub sha256: String,
+}
+
+impl DataSource {
+    /// `PATH sha256:HEX`, as a result row's `data_source` column holds it.
+    pub fn label(&self) -> String {
+        format!("{} sha256:{}", self.path, self.sha256)
+    }
+}
+
+/// [`load_graph_dataset`], also saying which copy was read (`None` for generated sets).
+pub fn load_graph_dataset_traced(
+    name: &str,
+    cfg: &DataConfig,
+) -> Result<(GraphDataset, Option<DataSource>)> {
+    load_graph(name, cfg, true)
+}
+
+fn load_graph(
+    name: &str,
+    cfg: &DataConfig,
+    trace: bool,
+) -> Result<(GraphDataset, Option<DataSource>)> {
     let name = name.trim();
     if let Some(path) = name.strip_prefix("tu:") {
-        return load_tu_folder(Path::new(path));
+        let dir = Path::new(path);
+        let ds = load_tu_folder(dir)?;
+        let src = match trace {
+            true => Some(tu_source(dir, &ds.name)?),
+            false => None,
+        };
+        return Ok((ds, src));
+    }
+    if let Some(path) = name.strip_prefix("dgcnn:") {
+        return load_dgcnn_path(Path::new(path), trace);
     }
     if let Some((n, seed)) = synthetic_params(name)? {
-        return Ok(synthetic::ba_2motifs(n, seed));
+        return Ok((synthetic::ba_2motifs(n, seed), None));
     }
     let d = registry::lookup(name)?;
     match d.origin {
-        Origin::Tu => {
-            let dir = ensure_tu(d.name, cfg)?;
-            tu::load_tu_dir(&dir, d.name)
-        }
-        Origin::Synthetic => Ok(synthetic::ba_2motifs(
-            synthetic::DEFAULT_GRAPHS,
-            synthetic::DEFAULT_SEED,
+        Origin::Tu => match ensure_tu(d.name, cfg)? {
+            GraphCopy::Tu(dir) => {
+                let ds = tu::load_tu_dir(&dir, d.name)?;
+                let src = match trace {
+                    true => Some(tu_source(&dir, d.name)?),
+                    false => None,
+                };
+                Ok((ds, src))
+            }
+            GraphCopy::Dgcnn(zip) => {
+                let stem = dgcnn_zip_stem(d.name).unwrap_or(d.name);
+                let (_, bytes) = read_dgcnn_zip(&zip, Some(stem))?;
+                let ds = dgcnn::parse_dgcnn(d.name, &zip, &bytes)?;
+                let src = match trace {
+                    true => Some(file_source(&zip)?),
+                    false => None,
+                };
+                Ok((ds, src))
+            }
+        },
+        Origin::Synthetic => Ok((
+            synthetic::ba_2motifs(synthetic::DEFAULT_GRAPHS, synthetic::DEFAULT_SEED),
+            None,
         )),
         Origin::Planetoid { .. } | Origin::GnnBenchmark { .. } => Err(Error::Data(format!(
             "{} is a node-classification dataset, not a graph-classification one; use it with a node-level method",
@@ -181,21 +243,52 @@ pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
     }
 }
 
+/// Which copy of a known dataset a run reads (fetching it into the cache if needed): the
+/// cached TU folder or DGCNN zip, or the cached `.npz`; `None` for Planetoid and generated
+/// sets.
+pub fn known_source(d: &KnownDataset, cfg: &DataConfig) -> Result<Option<DataSource>> {
+    match d.origin {
+        Origin::Tu => match ensure_tu(d.name, cfg)? {
+            GraphCopy::Tu(dir) => tu_source(&dir, d.name).map(Some),
+            GraphCopy::Dgcnn(zip) => file_source(&zip).map(Some),
+        },
+        Origin::GnnBenchmark { file } => file_source(&ensure_npz(file, cfg)?).map(Some),
+        Origin::Planetoid { .. } | Origin::Synthetic => Ok(None),
+    }
+}
+
+/// Which file a node set is read from, for the sets read from one file: gnn-benchmark's
+/// `.npz` in the cache (fetched if needed) and `npz:PATH`; `None` for the others.
+pub fn node_source(name: &str, cfg: &DataConfig) -> Result<Option<DataSource>> {
+    let name = name.trim();
+    if let Some(path) = name.strip_prefix("npz:") {
+        return file_source(Path::new(path)).map(Some);
+    }
+    match registry::find(name).map(|d| d.origin) {
+        Some(Origin::GnnBenchmark { file }) => file_source(&ensure_npz(file, cfg)?).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// Makes sure a known dataset is in the cache (fetching it if needed) and returns its
 /// cache path; `None` for the generated `synthetic` set.
 pub fn fetch(d: &KnownDataset, cfg: &DataConfig) -> Result<Option<PathBuf>> {
     match d.origin {
-        Origin::Tu => ensure_tu(d.name, cfg).map(Some),
+        Origin::Tu => ensure_tu(d.name, cfg).map(|c| Some(c.path().to_path_buf())),
         Origin::Planetoid { prefix } => ensure_planetoid(prefix, cfg).map(Some),
         Origin::GnnBenchmark { file } => ensure_npz(file, cfg).map(Some),
         Origin::Synthetic => Ok(None),
     }
 }
 
-/// The cache path of a known dataset (folder or `.npz` file); `None` for `synthetic`.
+/// The cache path of a known dataset (folder, `.npz` or DGCNN `.zip` file); `None` for
+/// `synthetic`. A TU set cached only as its DGCNN copy has that zip's path.
 pub fn cache_path(d: &KnownDataset, cfg: &DataConfig) -> Option<PathBuf> {
     match d.origin {
-        Origin::Tu => Some(cfg.cache_dir.join("tu").join(d.name)),
+        Origin::Tu => Some(match cached_tu(d.name, cfg) {
+            Some(c) => c.path().to_path_buf(),
+            None => cfg.cache_dir.join("tu").join(d.name),
+        }),
         Origin::Planetoid { prefix } => Some(cfg.cache_dir.join("planetoid").join(prefix)),
         Origin::GnnBenchmark { file } => Some(cfg.cache_dir.join("npz").join(file)),
         Origin::Synthetic => None,
@@ -205,7 +298,7 @@ pub fn cache_path(d: &KnownDataset, cfg: &DataConfig) -> Option<PathBuf> {
 /// Whether a known dataset is complete in the cache (`synthetic` always is).
 pub fn is_cached(d: &KnownDataset, cfg: &DataConfig) -> bool {
     match (d.origin, cache_path(d, cfg)) {
-        (Origin::Tu, Some(p)) => tu_complete(&p, d.name),
+        (Origin::Tu, _) => cached_tu(d.name, cfg).is_some(),
         (Origin::Planetoid { prefix }, Some(p)) => planetoid_complete(&p, prefix),
         (Origin::GnnBenchmark { .. }, Some(p)) => p.is_file(),
         _ => true,
@@ -229,7 +322,7 @@ pub fn kind_of(name: &str) -> Result<DatasetKind> {
     if name.starts_with("npz:") {
         return Ok(DatasetKind::Node);
     }
-    if name.starts_with("tu:") || synthetic_params(name)?.is_some() {
+    if name.starts_with("tu:") || name.starts_with("dgcnn:") || synthetic_params(name)?.is_some() {
         return Ok(DatasetKind::Graph);
     }
     Ok(registry::lookup(name)?.kind)
@@ -295,6 +388,182 @@ fn load_user_npz(path: &Path) -> Result<NodeDataset> {
         .unwrap_or("npz")
         .to_string();
     npz::parse_user_graph(&name, path, &bytes)
+}
+
+/// The largest `dgcnn:PATH` text file read (it is read whole).
+pub const MAX_USER_DGCNN_BYTES: u64 = 4 << 30;
+
+/// Whether a zip entry is one of the stray files archivers add (`__MACOSX/`, `.DS_Store`,
+/// `._NAME`) or the split files beside a DGCNN copy (`10fold_idx/`).
+fn stray_entry(full: &str) -> bool {
+    full.split(['/', '\\'])
+        .any(|part| part == "__MACOSX" || part == "10fold_idx" || part.starts_with('.'))
+}
+
+/// Reads the DGCNN text file out of a zip: the one entry `STEM.txt` (in any folder) when
+/// `stem` is given, else the one `.txt` entry; stray entries ([`stray_entry`]) are
+/// ignored. The entry is capped at [`MAX_ZIP_RATIO`] × the archive's size (at least
+/// [`MIN_ZIP_ALLOWANCE`], at most [`MAX_FILE_BYTES`]). Returns the entry's name and bytes.
+pub fn read_dgcnn_zip(zip_path: &Path, stem: Option<&str>) -> Result<(String, Vec<u8>)> {
+    let file = File::open(zip_path).map_err(|e| io_err(zip_path, "cannot read", e))?;
+    let packed = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let corrupt = |e: &dyn std::fmt::Display| {
+        Error::file(zip_path, format!("not a readable zip archive: {e}"))
+    };
+    let mut zip = zip::ZipArchive::new(file).map_err(|e| corrupt(&e))?;
+    let want = stem.map(|s| format!("{s}.txt"));
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let full = entry.name().map_err(|e| corrupt(&e))?.to_string();
+        if stray_entry(&full) {
+            continue;
+        }
+        let base = full.rsplit(['/', '\\']).next().unwrap_or_default();
+        let wanted = match &want {
+            Some(w) => base == w,
+            None => base.ends_with(".txt"),
+        };
+        if wanted {
+            found.push((i, full));
+        }
+    }
+    let what = want.as_deref().unwrap_or("NAME.txt");
+    let (index, full) = match found.len() {
+        1 => found.remove(0),
+        0 => {
+            return Err(Error::file(
+                zip_path,
+                format!(
+                    "no entry {what} in the archive; expected the DGCNN text file (NAME/NAME.txt)"
+                ),
+            ))
+        }
+        _ => {
+            let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
+            return Err(Error::file(
+                zip_path,
+                format!(
+                    "{} candidate entries ({}); expected one DGCNN text file {what}",
+                    found.len(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    let budget = packed
+        .saturating_mul(MAX_ZIP_RATIO)
+        .clamp(MIN_ZIP_ALLOWANCE, MAX_FILE_BYTES);
+    let entry = zip.by_index(index).map_err(|e| corrupt(&e))?;
+    let declared = entry.size();
+    let mut bytes = Vec::with_capacity(declared.min(budget) as usize);
+    entry
+        .take(budget + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::file(zip_path, format!("entry {full}: cannot unpack: {e}")))?;
+    if bytes.len() as u64 > budget {
+        return Err(Error::file(
+            zip_path,
+            format!(
+                "entry {full} unpacks to more than {budget} bytes (the archive is {packed} bytes; an entry may be at most {MAX_ZIP_RATIO}× that, or {MIN_ZIP_ALLOWANCE} bytes)"
+            ),
+        ));
+    }
+    Ok((full, bytes))
+}
+
+/// `dgcnn:PATH`: a DGCNN text file (named after the file), a folder holding `DIR.txt` or
+/// exactly one `.txt` file, or a zip holding one (as the mirror's `dgcnn/NAME.zip`).
+fn load_dgcnn_path(path: &Path, trace: bool) -> Result<(GraphDataset, Option<DataSource>)> {
+    let meta = fs::metadata(path).map_err(|e| {
+        io_err(
+            path,
+            "cannot read (expected a DGCNN NAME.txt, a folder holding one, or a zip holding one)",
+            e,
+        )
+    })?;
+    let file = if meta.is_dir() {
+        let own = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(|n| path.join(format!("{n}.txt")));
+        match own.filter(|p| p.is_file()) {
+            Some(p) => p,
+            None => {
+                let mut txt: Vec<PathBuf> = fs::read_dir(path)
+                    .map_err(|e| io_err(path, "cannot list", e))?
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt"))
+                    .collect();
+                if txt.len() != 1 {
+                    return Err(Error::file(
+                        path,
+                        format!(
+                            "{} .txt files and none named after the folder; expected the folder NAME to hold NAME.txt (the DGCNN text file)",
+                            txt.len()
+                        ),
+                    ));
+                }
+                txt.remove(0)
+            }
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let stem = |p: &Path| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("dgcnn")
+            .to_string()
+    };
+    let is_zip = file
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("zip"));
+    let (name, bytes) = if is_zip {
+        let (entry, bytes) = read_dgcnn_zip(&file, None)?;
+        (stem(Path::new(&entry)), bytes)
+    } else {
+        let len = fs::metadata(&file)
+            .map_err(|e| io_err(&file, "cannot read", e))?
+            .len();
+        if len > MAX_USER_DGCNN_BYTES {
+            return Err(Error::file(
+                &file,
+                format!("{len} bytes is larger than the {MAX_USER_DGCNN_BYTES} bytes accepted"),
+            ));
+        }
+        let bytes = fs::read(&file).map_err(|e| io_err(&file, "cannot read", e))?;
+        (stem(&file), bytes)
+    };
+    let ds = dgcnn::parse_dgcnn(&name, &file, &bytes)?;
+    let src = match trace {
+        true => Some(file_source(&file)?),
+        false => None,
+    };
+    Ok((ds, src))
+}
+
+/// A file read whole: its path and sha256.
+fn file_source(path: &Path) -> Result<DataSource> {
+    let mut h = sha2::Sha256::new();
+    let mut f = File::open(path).map_err(|e| io_err(path, "cannot read", e))?;
+    std::io::copy(&mut f, &mut h).map_err(|e| io_err(path, "cannot read", e))?;
+    Ok(DataSource {
+        path: path.display().to_string(),
+        sha256: checksums::hex(&h.finalize()),
+    })
+}
+
+/// A TU folder: its path and [`tu_digest`].
+fn tu_source(dir: &Path, name: &str) -> Result<DataSource> {
+    Ok(DataSource {
+        path: dir.display().to_string(),
+        sha256: tu_digest(dir, name)?,
+    })
 }
 
 /// `tu:PATH`: the folder's name is the file prefix.
@@ -476,7 +745,7 @@ fn download(url: &str, dest: &Path, rel: &str) -> Result<Got> {
         .call()
         .map_err(|e| {
             Error::Data(format!(
-                "{url}: download failed: {e} (offline? set {ENV_MIRROR} to a local folder or http(s) URL laid out like the dataset mirror: tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz)"
+                "{url}: download failed: {e} (offline? set {ENV_MIRROR} to a local folder or http(s) URL laid out like the dataset mirror: tu/NAME/NAME_A.txt, planetoid/ind.cora.x, npz/FILE.npz or npz/FILE.zip, dgcnn/NAME.zip)"
             ))
         })?;
     let status = resp.status().as_u16();
@@ -543,6 +812,16 @@ fn fetch_one(cfg: &DataConfig, rel: &str, canonical_url: &str, dest: &Path) -> R
             Got::Absent(why) => misses.push(format!("mirror: {why}")),
         }
     }
+    fetch_canonical(rel, canonical_url, dest, misses)
+}
+
+/// Downloads `rel` from `canonical_url`; an error names the earlier `misses` too.
+fn fetch_canonical(
+    rel: &str,
+    canonical_url: &str,
+    dest: &Path,
+    mut misses: Vec<String>,
+) -> Result<()> {
     match download(canonical_url, dest, rel) {
         Ok(Got::Saved) => Ok(()),
         Ok(Got::Absent(why)) => {
@@ -684,18 +963,121 @@ fn tu_from_mirror(place: &Place, name: &str, dir: &Path) -> Result<Option<String
     }
 }
 
-/// Makes sure `cache/tu/NAME` is complete and returns it.
-fn ensure_tu(name: &str, cfg: &DataConfig) -> Result<PathBuf> {
-    let parent = cfg.cache_dir.join("tu");
-    let target = parent.join(name);
-    if tu_complete(&target, name) {
-        return Ok(target);
-    }
-    let created = Created::before(&parent);
-    fetch_tu(name, cfg, &parent, &target).inspect_err(|_| created.undo())
+/// The sets of the TU collection whose GIN/DGCNN copy holds the same information as the
+/// TU files, as (TU name, the copy's name in a mirror's `dgcnn/NAME.zip`): magcl builds the
+/// same [`GraphDataset`] from either (tested on NCI1, IMDB-BINARY and IMDB-MULTI; COLLAB,
+/// DD and REDDIT-BINARY have no TU files in the mirror). MUTAG's copy renames its node
+/// labels and orders its graphs differently, and PROTEINS' lacks the node attribute, so
+/// those two are never taken from their DGCNN copies by name (`dgcnn:PATH` reads them).
+pub const DGCNN_COPIES: &[(&str, &str)] = &[
+    ("COLLAB", "COLLAB"),
+    ("DD", "DD"),
+    ("REDDIT-BINARY", "REDDIT-BINARY"),
+    ("NCI1", "NCI1"),
+    ("IMDB-BINARY", "IMDBBINARY"),
+    ("IMDB-MULTI", "IMDBMULTI"),
+];
+
+/// The name of a TU set's DGCNN copy (`dgcnn/NAME.zip`), where it has an equivalent one.
+pub fn dgcnn_zip_stem(name: &str) -> Option<&'static str> {
+    DGCNN_COPIES
+        .iter()
+        .find(|(tu_name, _)| *tu_name == name)
+        .map(|&(_, stem)| stem)
 }
 
-fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Result<PathBuf> {
+/// The copy of a TU-collection set in the cache: its TU files, or its DGCNN zip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GraphCopy {
+    /// `cache/tu/NAME/` with the TU files.
+    Tu(PathBuf),
+    /// `cache/dgcnn/STEM.zip`, the mirror's DGCNN copy as it was.
+    Dgcnn(PathBuf),
+}
+
+impl GraphCopy {
+    pub fn path(&self) -> &Path {
+        match self {
+            GraphCopy::Tu(p) | GraphCopy::Dgcnn(p) => p,
+        }
+    }
+}
+
+/// The cached copy of a TU-collection set: its TU files if complete, else its DGCNN zip.
+fn cached_tu(name: &str, cfg: &DataConfig) -> Option<GraphCopy> {
+    let dir = cfg.cache_dir.join("tu").join(name);
+    if tu_complete(&dir, name) {
+        return Some(GraphCopy::Tu(dir));
+    }
+    let zip = cfg
+        .cache_dir
+        .join("dgcnn")
+        .join(format!("{}.zip", dgcnn_zip_stem(name)?));
+    zip.is_file().then_some(GraphCopy::Dgcnn(zip))
+}
+
+/// Makes sure a copy of a TU-collection set is in the cache and returns it: the cached
+/// one, else fetched from the mirror's `tu/NAME/`, else the mirror's `dgcnn/NAME.zip`
+/// (sets of [`DGCNN_COPIES`]), else the TU collection's URL.
+fn ensure_tu(name: &str, cfg: &DataConfig) -> Result<GraphCopy> {
+    if let Some(c) = cached_tu(name, cfg) {
+        return Ok(c);
+    }
+    let parent = cfg.cache_dir.join("tu");
+    let target = parent.join(name);
+    let created = Created::before(&parent);
+    let dgcnn_created = Created::before(&cfg.cache_dir.join("dgcnn"));
+    fetch_tu(name, cfg, &parent, &target).inspect_err(|_| {
+        dgcnn_created.undo();
+        created.undo();
+    })
+}
+
+/// Copies the mirror's `dgcnn/STEM.zip` into `cache/dgcnn/`, verified against its known
+/// sha256 and parsed before it enters the cache; `Ok(Err(reason))` if the mirror lacks it.
+fn dgcnn_from_mirror(
+    place: &Place,
+    name: &str,
+    stem: &str,
+    cfg: &DataConfig,
+) -> Result<std::result::Result<PathBuf, String>> {
+    let dir = cfg.cache_dir.join("dgcnn");
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, "cannot create cache folder", e))?;
+    let rel = format!("dgcnn/{stem}.zip");
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{stem}.zip.partial-"))
+        .tempfile_in(&dir)
+        .map_err(|e| io_err(&dir, "cannot create a temporary file", e))?;
+    if let Got::Absent(why) = fetch_from(place, &rel, tmp.path())? {
+        drop(tmp);
+        // Leave no empty folder behind when the mirror has no DGCNN copy.
+        let _ = fs::remove_dir(&dir);
+        return Ok(Err(format!("mirror: {why}")));
+    }
+    let shown = match place {
+        Place::Folder(base) => base.join(&rel).display().to_string(),
+        Place::Http(base) => format!("{base}/{rel}"),
+    };
+    let (_, bytes) = read_dgcnn_zip(tmp.path(), Some(stem)).map_err(|e| {
+        Error::Data(
+            e.to_string()
+                .replace(&tmp.path().display().to_string(), &shown),
+        )
+    })?;
+    dgcnn::parse_dgcnn(name, Path::new(&shown), &bytes)?;
+    let target = dir.join(format!("{stem}.zip"));
+    match tmp.persist(&target) {
+        Ok(_) => Ok(Ok(target)),
+        Err(_) if target.is_file() => Ok(Ok(target)),
+        Err(e) => Err(io_err(
+            &target,
+            "cannot move the fetched file into the cache",
+            e.error,
+        )),
+    }
+}
+
+fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Result<GraphCopy> {
     let tmp = temp_dir_in(parent, name)?;
     let mut misses = Vec::new();
     let mut source = None;
@@ -704,6 +1086,14 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
         match tu_from_mirror(m, name, tmp.path())? {
             None => source = cfg.mirror.clone(),
             Some(why) => misses.push(why),
+        }
+        if source.is_none() {
+            if let Some(stem) = dgcnn_zip_stem(name) {
+                match dgcnn_from_mirror(m, name, stem, cfg)? {
+                    Ok(zip) => return Ok(GraphCopy::Dgcnn(zip)),
+                    Err(why) => misses.push(why),
+                }
+            }
         }
     }
     if source.is_none() {
@@ -756,7 +1146,7 @@ fn fetch_tu(name: &str, cfg: &DataConfig, parent: &Path, target: &Path) -> Resul
         record_tu_source(parent, name, &digest, source.as_deref().unwrap_or("?"))?;
     }
     commit_dir(tmp, target, |p| tu_complete(p, name))?;
-    Ok(target.to_path_buf())
+    Ok(GraphCopy::Tu(target.to_path_buf()))
 }
 
 /// The folders a fetch may create (the cache folder and one below it), to be removed again
@@ -868,6 +1258,69 @@ fn fetch_planetoid(
     Ok(target)
 }
 
+/// Reads `FILE.npz` out of the mirror's `npz/STEM.zip` (the zip holding the byte-exact
+/// file under its own name, in any folder) into `dest`, checked against the npz's known
+/// sha256 as `npz/FILE.npz`. An http mirror's zip is downloaded beside the cache first.
+fn npz_from_mirror_zip(place: &Place, file: &str, dest: &Path, parent: &Path) -> Result<Got> {
+    let stem = file.strip_suffix(".npz").unwrap_or(file);
+    let rel_zip = format!("npz/{stem}.zip");
+    let downloaded;
+    let (zip_path, shown) = match place {
+        Place::Folder(base) => {
+            let p = base.join(&rel_zip);
+            if !p.is_file() {
+                return Ok(Got::Absent(format!("{}: no such file", p.display())));
+            }
+            let shown = p.display().to_string();
+            (p, shown)
+        }
+        Place::Http(base) => {
+            downloaded = tempfile::Builder::new()
+                .prefix(&format!(".{stem}.zip.partial-"))
+                .tempfile_in(parent)
+                .map_err(|e| io_err(parent, "cannot create a temporary file", e))?;
+            let url = format!("{base}/{rel_zip}");
+            if let Got::Absent(why) = download(&url, downloaded.path(), &rel_zip)? {
+                return Ok(Got::Absent(why));
+            }
+            (downloaded.path().to_path_buf(), url)
+        }
+    };
+    let corrupt = |e: &dyn std::fmt::Display| {
+        Error::Data(format!(
+            "{shown}: not a readable zip archive: {e}; nothing was cached"
+        ))
+    };
+    let f = File::open(&zip_path).map_err(|e| io_err(&zip_path, "cannot read", e))?;
+    let mut zip = zip::ZipArchive::new(f).map_err(|e| corrupt(&e))?;
+    let mut found = Vec::new();
+    for i in 0..zip.len() {
+        let entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
+        let full = entry.name().map_err(|e| corrupt(&e))?.to_string();
+        if !entry.is_dir() && !stray_entry(&full) && full.rsplit(['/', '\\']).next() == Some(file) {
+            found.push((i, full));
+        }
+    }
+    if found.len() != 1 {
+        return Err(Error::Data(format!(
+            "{shown}: {} entries named {file}; expected exactly one; nothing was cached",
+            found.len()
+        )));
+    }
+    let (i, full) = found.remove(0);
+    let mut entry = zip.by_index(i).map_err(|e| corrupt(&e))?;
+    copy_verified(
+        &mut (&mut entry).take(MAX_FILE_BYTES + 1),
+        dest,
+        &format!("npz/{file}"),
+        &format!("{shown}:{full}"),
+        false,
+        MAX_FILE_BYTES,
+        "",
+    )?;
+    Ok(Got::Saved)
+}
+
 fn ensure_npz(file: &str, cfg: &DataConfig) -> Result<PathBuf> {
     let parent = cfg.cache_dir.join("npz");
     let target = parent.join(file);
@@ -885,12 +1338,29 @@ fn fetch_npz(file: &str, cfg: &DataConfig, parent: &Path, target: PathBuf) -> Re
         .prefix(&format!(".{file}.partial-"))
         .tempfile_in(&parent)
         .map_err(|e| io_err(&parent, "cannot create a temporary file", e))?;
-    fetch_one(
-        cfg,
-        &format!("npz/{file}"),
-        &format!("{GNN_BENCHMARK_URL}/{file}"),
-        tmp.path(),
-    )?;
+    let rel = format!("npz/{file}");
+    let mut misses = Vec::new();
+    let mut saved = false;
+    if let Some(m) = Place::of_mirror(cfg)? {
+        match fetch_from(&m, &rel, tmp.path())? {
+            Got::Saved => saved = true,
+            Got::Absent(why) => match npz_from_mirror_zip(&m, file, tmp.path(), &parent)? {
+                Got::Saved => saved = true,
+                Got::Absent(why_zip) => {
+                    misses.push(format!("mirror: {why}"));
+                    misses.push(format!("mirror: {why_zip}"));
+                }
+            },
+        }
+    }
+    if !saved {
+        fetch_canonical(
+            &rel,
+            &format!("{GNN_BENCHMARK_URL}/{file}"),
+            tmp.path(),
+            misses,
+        )?;
+    }
     let bytes = fs::read(tmp.path()).map_err(|e| io_err(tmp.path(), "cannot read", e))?;
     npz::parse_gnn_benchmark(file, &target, &bytes)?;
     match tmp.persist(&target) {

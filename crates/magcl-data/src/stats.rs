@@ -1,6 +1,8 @@
 //! Summary statistics of a dataset, as `magcl datasets info` prints them. Edges are
 //! undirected and counted once, after deduplication and self-loop removal.
 use super::features::{explain, kind_dim};
+use super::registry::Published;
+use super::source::DataSource;
 use super::{GraphDataset, NodeDataset};
 use crate::error::Result;
 use serde::Serialize;
@@ -28,6 +30,12 @@ pub struct GraphStats {
     /// fetched (see `data::source::tu_digest`); a later fetch of other bytes is reported.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_sha256: Option<String>,
+    /// Which copy was read (path and sha256), where `datasets info` traced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<DataSource>,
+    /// The set's published statistics, for a built-in name that has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<&'static Published>,
 }
 
 /// Statistics of a node-classification dataset. The split sizes are `None` where the
@@ -44,6 +52,12 @@ pub struct NodeStats {
     pub train: Option<usize>,
     pub val: Option<usize>,
     pub test: Option<usize>,
+    /// Which file was read (path and sha256), where `datasets info` traced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<DataSource>,
+    /// The set's published statistics, for a built-in name that has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<&'static Published>,
 }
 
 pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
@@ -71,6 +85,8 @@ pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
         feature_rule,
         class_counts: ds.class_counts(),
         source_sha256: None,
+        source: None,
+        published: None,
     })
 }
 
@@ -86,5 +102,7 @@ pub fn node_stats(ds: &NodeDataset) -> NodeStats {
         train: split.map(|s| s.train.len()),
         val: split.map(|s| s.val.len()),
         test: split.map(|s| s.test.len()),
+        source: None,
+        published: None,
     }
 }

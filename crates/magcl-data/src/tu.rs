@@ -130,7 +130,7 @@ fn check_count(f: &TuFile, lines: &[Line], expected: usize, per: &str) -> Result
 }
 
 /// Maps values to indices of their sorted distinct values.
-fn index_values(values: &[i64]) -> (Vec<i64>, Vec<u32>) {
+pub(crate) fn index_values(values: &[i64]) -> (Vec<i64>, Vec<u32>) {
     let mut distinct = values.to_vec();
     distinct.sort_unstable();
     distinct.dedup();

@@ -156,7 +156,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         return Ok(());
     }
 
-    resolve_datasets(&cells)?;
+    let data_sources = resolve_datasets(&cells)?;
     let (file, existing) = ResultsFile::open(&out, args.resume)?;
     if existing.repaired_bytes > 0 {
         eprintln!(
@@ -193,7 +193,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         out.display()
     );
 
-    write_manifest(&out, &args, todo.len(), jobs, threads)?;
+    write_manifest(&out, &args, todo.len(), jobs, threads, &data_sources)?;
     remove_stale_scratch(&std::env::temp_dir());
     let tmp = std::env::temp_dir().join(format!("magcl-bench-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
@@ -244,6 +244,7 @@ fn write_manifest(
     cells: usize,
     jobs: usize,
     threads: usize,
+    data_sources: &std::collections::BTreeMap<String, String>,
 ) -> anyhow::Result<()> {
     use sha2::Digest;
     use std::io::Write;
@@ -280,6 +281,7 @@ fn write_manifest(
         "sweep_config": args.config.display().to_string(),
         "sweep_config_sha256": config_sha256,
         "env": env,
+        "data_sources": data_sources,
     });
     if let Some(copy) = copy {
         line["config_copy"] = copy.path.display().to_string().into();
@@ -397,10 +399,12 @@ fn utc_timestamp(secs: u64) -> String {
 /// mirror or the network) before the first cell starts, so an offline sweep fails once,
 /// naming what is missing, instead of launching every cell into the same failure.
 /// A worker program other than magcl ($MAGCL_BENCH_WORKER) brings its own data: nothing is
-/// resolved then.
-fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
+/// resolved then. Returns which copy of each dataset the cells will read (`PATH
+/// sha256:HEX`, for the manifest), where it is read from files.
+fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let mut sources = std::collections::BTreeMap::new();
     if std::env::var_os("MAGCL_BENCH_WORKER").is_some() {
-        return Ok(());
+        return Ok(sources);
     }
     let cfg = crate::data::DataConfig::from_env();
     let mut names: Vec<&str> = cells.iter().map(|c| c.config.dataset.as_str()).collect();
@@ -408,19 +412,25 @@ fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
     names.dedup();
     let mut missing = Vec::new();
     for name in names {
-        let result = if name.trim().starts_with("tu:") {
-            crate::data::load_graph_dataset(name, &cfg).map(|_| ())
-        } else if name.trim().starts_with("npz:") {
-            crate::data::load_node_dataset(name, &cfg).map(|_| ())
+        let trimmed = name.trim();
+        let result = if trimmed.starts_with("tu:") || trimmed.starts_with("dgcnn:") {
+            crate::data::source::load_graph_dataset_traced(name, &cfg).map(|(_, s)| s)
+        } else if trimmed.starts_with("npz:") {
+            crate::data::load_node_dataset(name, &cfg)
+                .and_then(|_| crate::data::source::node_source(name, &cfg))
         } else {
             match crate::data::registry::find(name) {
-                Some(d) => crate::data::source::fetch(&d, &cfg).map(|_| ()),
+                Some(d) => crate::data::source::known_source(&d, &cfg),
                 // synthetic-node:... and other generated names need no files.
-                None => Ok(()),
+                None => Ok(None),
             }
         };
-        if let Err(e) = result {
-            missing.push(format!("  {name}: {e}"));
+        match result {
+            Ok(Some(s)) => {
+                sources.insert(name.to_string(), s.label());
+            }
+            Ok(None) => {}
+            Err(e) => missing.push(format!("  {name}: {e}")),
         }
     }
     if !missing.is_empty() {
@@ -432,7 +442,7 @@ fn resolve_datasets(cells: &[Cell]) -> anyhow::Result<()> {
             cfg.cache_dir.display()
         );
     }
-    Ok(())
+    Ok(sources)
 }
 
 fn print_cells(
