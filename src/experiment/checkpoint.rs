@@ -322,7 +322,7 @@ impl EpochHook for Checkpointer<'_> {
     fn due(&mut self, epoch: usize) -> bool {
         let n = self.opts.every_epochs;
         let s = self.opts.every_secs;
-        (n > 0 && (epoch + 1) % n == 0)
+        (n > 0 && (epoch + 1).is_multiple_of(n))
             || (s > 0.0 && self.last_save.elapsed().as_secs_f64() >= s)
             || self.stop_now(epoch)
     }

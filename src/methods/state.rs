@@ -299,7 +299,7 @@ mod tests {
         }
         assert_eq!(state.tensors.len(), 4);
         // change everything, then load
-        tch::no_grad(|| w.shallow_clone().fill_(9.0));
+        let _ = tch::no_grad(|| w.shallow_clone().fill_(9.0));
         let (mut x2, mut xs2, mut n2) = (0.0, Vec::<f64>::new(), 0u64);
         let mut v = StateVisitor::load(&state);
         v.var_store("m", &vs).unwrap();
