@@ -30,7 +30,9 @@
 //    later in the pass reads, while it goes on along the input-gradient chain. Each
 //    product is computed whole, by the same call, on one thread or the other: the bits
 //    do not depend on who ran it.
+// 7. libtorch's CPU generator state, read and restored for training checkpoints.
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <c10/core/Event.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
@@ -50,6 +52,7 @@
 #include <immintrin.h>
 #endif
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -1043,4 +1046,35 @@ extern "C" int mkl_serv_intel_cpu_true() {
     return 1;
   }();
   return answer;
+}
+
+// 7. libtorch's default CPU generator, read and restored for training checkpoints
+//    (src/experiment/checkpoint.rs): the one random operator training uses, RReLU in
+//    training mode (the node-level `paper` propagation), draws from it epoch after epoch.
+//    Both return -1 on failure (a buffer too small, a state of the wrong size).
+extern "C" int64_t magcl_cpu_rng_state(uint8_t* out, int64_t cap) {
+  try {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    at::Tensor s = gen.get_state().contiguous();
+    const int64_t n = s.numel();
+    if (n > cap) return -1;
+    std::memcpy(out, s.data_ptr<uint8_t>(), static_cast<size_t>(n));
+    return n;
+  } catch (...) {
+    return -1;
+  }
+}
+
+extern "C" int magcl_set_cpu_rng_state(const uint8_t* data, int64_t len) {
+  try {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    at::Tensor s = at::empty({len}, at::kByte);
+    std::memcpy(s.data_ptr<uint8_t>(), data, static_cast<size_t>(len));
+    gen.set_state(s);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
 }

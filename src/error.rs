@@ -39,6 +39,18 @@ pub enum Error {
     /// A numerical routine failed.
     #[error("{0}")]
     Numeric(String),
+    /// Training stopped as asked after `epochs` of `of` epochs (`--stop-after-epochs`),
+    /// its state saved at `path`.
+    #[error(
+        "stopped after epoch {epochs} of {of} as asked; the training state is in {}: run the \
+         same command again to continue",
+        path.display()
+    )]
+    Stopped {
+        epochs: usize,
+        of: usize,
+        path: PathBuf,
+    },
     #[error("libtorch: {0}")]
     Torch(#[from] tch::TchError),
 }
@@ -68,9 +80,10 @@ impl From<Error> for magcl_core::Error {
             e @ (Error::Setting { .. } | Error::UnknownName { .. } | Error::Config(_)) => {
                 E::Config(e.to_string())
             }
-            e @ (Error::Diverged { .. } | Error::Numeric(_) | Error::Torch(_)) => {
-                E::Numeric(e.to_string())
-            }
+            e @ (Error::Diverged { .. }
+            | Error::Numeric(_)
+            | Error::Torch(_)
+            | Error::Stopped { .. }) => E::Numeric(e.to_string()),
         }
     }
 }

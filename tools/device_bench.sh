@@ -3,8 +3,10 @@
 # minutes (a command there may run 10 minutes; the sweep may need several). Carried in
 # .devcarry/: bin/magcl and bin/magcl-torch (stripped, built here), mirror/ (the offline
 # data mirror) and, from the second call on, prev.tgz (the rows of the previous call:
-# `bench --resume` skips every cell already in them). Leaves results.tgz (the sweep's
-# folder under results/: rows, manifest) in $OUT.
+# `bench --resume` skips every cell already in them, and continues a CPU cell the time
+# limit cut off from its checkpoint, saved every 60 s in the sweep's folder: a cell may
+# be longer than one call). Leaves results.tgz (the sweep's folder under results/: rows,
+# manifest, checkpoints) in $OUT.
 #   bash tools/device_bench.sh SECONDS CONFIG DEVICE [JOBS]
 # CONFIG a file under configs/ (its rows go to results/<name>/<name>.csv, as `bench`
 # does by default); DEVICE cpu or cuda; JOBS defaults to 4 per GPU for cuda and to

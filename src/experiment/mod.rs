@@ -1,5 +1,6 @@
 //! Experiments: resolved run configs and presets ([`config`], [`presets`]), running one
 //! config end to end ([`run`]).
+pub mod checkpoint;
 pub mod config;
 pub mod device;
 #[cfg(test)]

@@ -215,6 +215,36 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// Where a sweep's workers keep their training checkpoints: one file per cell,
+/// `DIR/HASH.ckpt` (the cell's config hash), saved every `every_secs` seconds
+/// (docs/reliability.md, "Checkpoints").
+#[derive(Clone, Debug)]
+pub struct CellCheckpoints {
+    pub dir: PathBuf,
+    pub every_secs: f64,
+}
+
+impl CellCheckpoints {
+    /// The checkpoint folder of the result file `out`: `OUT` with `.checkpoints` in place
+    /// of its extension, beside it.
+    pub fn dir_for(out: &Path) -> PathBuf {
+        out.with_extension("checkpoints")
+    }
+    /// The checkpoint file of `cell`.
+    pub fn path(&self, cell: &Cell) -> PathBuf {
+        self.dir.join(format!("{}.ckpt", cell.hash))
+    }
+    /// The worker's options for `cell`.
+    fn args(&self, cell: &Cell) -> Vec<String> {
+        vec![
+            "--checkpoint".into(),
+            self.path(cell).to_string_lossy().into_owned(),
+            "--checkpoint-every-secs".into(),
+            self.every_secs.to_string(),
+        ]
+    }
+}
+
 pub fn run_pool(
     todo: &[Cell],
     file: &ResultsFile,
@@ -222,6 +252,7 @@ pub fn run_pool(
     tmp: &Path,
     jobs: usize,
     placement: &Placement,
+    checkpoints: Option<&CellCheckpoints>,
 ) -> Result<(usize, usize)> {
     let queue: Mutex<VecDeque<&Cell>> = Mutex::new(todo.iter().collect());
     let (tx, rx) = mpsc::channel::<(&Cell, Outcome)>();
@@ -241,7 +272,7 @@ pub fn run_pool(
                 };
                 let Some(cell) = cell else { break };
                 let outcome = match placement.device_for(slot, cell) {
-                    Ok(device) => run_cell(cell, worker, tmp, &device),
+                    Ok(device) => run_cell(cell, worker, tmp, &device, checkpoints),
                     Err(e) => Outcome::Failed(e),
                 };
                 if tx.send((cell, outcome)).is_err() {
@@ -401,10 +432,24 @@ pub fn run_worker(
 }
 
 /// Runs one cell in a child process and turns its run record into a row.
-/// Runs one cell with its own thread count (`cell.config.threads`).
-pub fn run_cell(cell: &Cell, worker: &Path, tmp: &Path, device: &str) -> Outcome {
+/// Runs one cell with its own thread count (`cell.config.threads`), checkpointing its
+/// training where `checkpoints` says when it runs on the CPU (the worker resumes from the
+/// cell's checkpoint when one is there, and removes it when the run has its outcome).
+pub fn run_cell(
+    cell: &Cell,
+    worker: &Path,
+    tmp: &Path,
+    device: &str,
+    checkpoints: Option<&CellCheckpoints>,
+) -> Outcome {
     let threads = cell.config.threads.max(1);
-    let (record, secs) = match run_worker(&cell.config, worker, tmp, threads, device, &[]) {
+    // only on the CPU: on a GPU the optimiser is libtorch's, whose state cannot be saved
+    let extra = checkpoints
+        .filter(|_| device == "cpu")
+        .map(|c| c.args(cell))
+        .unwrap_or_default();
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let (record, secs) = match run_worker(&cell.config, worker, tmp, threads, device, &extra) {
         Ok(r) => r,
         Err(e) => return Outcome::Failed(e),
     };

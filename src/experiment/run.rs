@@ -1,10 +1,12 @@
 //! Running one [`RunConfig`] end to end: load data, train, evaluate.
 use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use tch::Device;
 
+use super::checkpoint::{self, CheckpointOptions, Checkpointer, Identity};
 use super::config::{NodeParams, RunConfig, Task};
 use crate::data::{self, DataConfig};
 use crate::error::{Error, Result};
@@ -14,7 +16,8 @@ use crate::eval::{self, Evaluator};
 use crate::eval_node::{node_protocol, NodeLogReg, PROBE_STEPS};
 use crate::graph::GraphView;
 use crate::methods::node::{l2_normalize_rows, BestTest};
-use crate::methods::{Embeddings, GraphData, Selection, TrainData, TrainLog, TrainPlan};
+use crate::methods::state::{EpochHook, Resume, StateVisitor};
+use crate::methods::{Embeddings, GraphData, Method, Selection, TrainData, TrainLog, TrainPlan};
 use crate::rng;
 
 /// How to run (not part of the config: does not change the numbers).
@@ -34,6 +37,9 @@ pub struct RunOptions {
     /// 3–5 ms (10–15%) slower at its first use than one made before
     /// (benchmarks-history:benchmarks/history/thread_defaults/README.md, session 9).
     pub eval_pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Save the training state at epoch boundaries and resume from it (docs/reliability.md,
+    /// "Checkpoints"); the file is removed once the run has its outcome.
+    pub checkpoint: Option<CheckpointOptions>,
 }
 
 /// What a run produced.
@@ -262,6 +268,9 @@ pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
         Task::Graph => run_graph(cfg, opts, device, &data_cfg)?,
         Task::Node => run_node(cfg, opts, device, &data_cfg)?,
     };
+    if let Some(c) = &opts.checkpoint {
+        checkpoint::remove(&c.path)?;
+    }
     out.device = device_name(device);
     out.threads = tch::get_num_threads().max(1) as usize;
     out.peak_rss_bytes = peak_rss_bytes();
@@ -394,7 +403,7 @@ fn run_graph(
     let epochs = plan.epochs;
     let t0 = Instant::now();
     let mut m = (entry.build)(&params, TrainData::Graphs(&data), device, opts.progress)?;
-    let mut eval_seconds = 0.0;
+    let eval_seconds = Cell::new(0.0);
     // Selection::Validation (AD-GCL): evaluate every `every` epochs (and after the last)
     // with the validation protocol ([`TrainPlan::checks_after`]); keep the epoch with the
     // best mean validation accuracy (first on ties).
@@ -423,21 +432,38 @@ fn run_graph(
             None => score_on(e),
         }
     };
-    let mut best: Option<(f64, usize, Embeddings, eval::CvResult)> = None;
-    let log = m.train(cfg.epochs, &mut |epoch, model| {
-        if every == 0 || !plan.checks_after(epoch, every) {
-            return Ok(());
-        }
-        let te = Instant::now();
-        let e = model.embed()?;
-        let r = score(&e)?;
-        eval_seconds += te.elapsed().as_secs_f64();
-        let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
-        if best.as_ref().is_none_or(|b| val > b.0) {
-            best = Some((val, epoch + 1, e, r));
-        }
-        Ok(())
-    })?;
+    let best: RefCell<Option<(f64, usize, Embeddings, eval::CvResult)>> = RefCell::new(None);
+    // what the run carries across epochs besides the method: the validation-chosen epoch
+    let mut run_state = |v: &mut StateVisitor| -> Result<()> {
+        visit_scored(v, &mut best.borrow_mut())?;
+        visit_cell(v, "run/eval_seconds", &eval_seconds)
+    };
+    let (resume, mut hook, seconds_before) =
+        start_training(cfg, opts, device, &mut *m, t0, &mut run_state)?;
+    let log = train_resumable(
+        &mut *m,
+        cfg.epochs,
+        resume,
+        &mut hook,
+        &mut |epoch, model| {
+            if every == 0 || !plan.checks_after(epoch, every) {
+                return Ok(());
+            }
+            let te = Instant::now();
+            let e = model.embed()?;
+            let r = score(&e)?;
+            eval_seconds.set(eval_seconds.get() + te.elapsed().as_secs_f64());
+            let val = r.val_accuracy.unwrap_or(f64::NEG_INFINITY);
+            let mut best = best.borrow_mut();
+            if best.as_ref().is_none_or(|b| val > b.0) {
+                *best = Some((val, epoch + 1, e, r));
+            }
+            Ok(())
+        },
+    )?;
+    drop(hook);
+    let best = best.into_inner();
+    let mut eval_seconds = eval_seconds.get();
     let trained = (!cfg.method.is_baseline()).then_some((plan.graphs, plan.steps));
     if opts.skip_eval {
         // no epoch selection without evaluation: the final encoder
@@ -446,7 +472,7 @@ fn run_graph(
             train_graphs: trained.map(|t| t.0),
             train_steps: trained.map(|t| t.1),
             data_source: data_source.clone(),
-            ..train_only(cfg, log, t0)
+            ..train_only(cfg, log, t0, seconds_before)
         };
         if let Some(p) = &opts.save_embeddings {
             let e = m.embed()?;
@@ -465,7 +491,7 @@ fn run_graph(
         eval_seconds += te.elapsed().as_secs_f64();
         (e, r, None)
     };
-    let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
+    let train_seconds = seconds_before + t0.elapsed().as_secs_f64() - eval_seconds;
     let d = emb.dim;
     if let Some(p) = &opts.save_embeddings {
         save_embeddings(p, &dense_for_saving(&emb)?, n, d, &data.labels)?;
@@ -535,31 +561,47 @@ fn run_node(
         Selection::BestTest { every } if !opts.skip_eval => every,
         _ => 0,
     };
-    let mut best: BestTest<Embeddings> = BestTest::default();
-    let mut eval_seconds = 0.0;
-    let log = model.train(cfg.epochs, &mut |epoch, m| {
-        if every == 0 || (epoch + 1) % every != 0 || epoch + 1 == cfg.epochs {
-            return Ok(());
-        }
-        let te = Instant::now();
-        let e = m.embed()?;
-        let (test, val) = classify(&e)?;
-        best.offer(epoch + 1, test, val, e);
-        eval_seconds += te.elapsed().as_secs_f64();
-        Ok(())
-    })?;
+    let best: RefCell<BestTest<Embeddings>> = RefCell::new(BestTest::default());
+    let eval_seconds = Cell::new(0.0);
+    // what the run carries across epochs besides the model: the best test evaluation
+    let mut run_state = |v: &mut StateVisitor| -> Result<()> {
+        visit_best_test(v, &mut best.borrow_mut())?;
+        visit_cell(v, "run/eval_seconds", &eval_seconds)
+    };
+    let (resume, mut hook, seconds_before) =
+        start_training(cfg, opts, device, &mut *model, t0, &mut run_state)?;
+    let log = train_resumable(
+        &mut *model,
+        cfg.epochs,
+        resume,
+        &mut hook,
+        &mut |epoch, m| {
+            if every == 0 || (epoch + 1) % every != 0 || epoch + 1 == cfg.epochs {
+                return Ok(());
+            }
+            let te = Instant::now();
+            let e = m.embed()?;
+            let (test, val) = classify(&e)?;
+            best.borrow_mut().offer(epoch + 1, test, val, e);
+            eval_seconds.set(eval_seconds.get() + te.elapsed().as_secs_f64());
+            Ok(())
+        },
+    )?;
+    drop(hook);
+    let mut best = best.into_inner();
+    let eval_seconds = eval_seconds.get();
     let z = model.embed()?;
     if opts.skip_eval {
         let out = RunOutcome {
             data_source: data_source.clone(),
-            ..train_only(cfg, log, t0)
+            ..train_only(cfg, log, t0, seconds_before)
         };
         if let Some(p) = &opts.save_embeddings {
             save_embeddings(p, &z.x, z.rows, z.dim, &ds.labels)?;
         }
         return Ok(out);
     }
-    let train_seconds = t0.elapsed().as_secs_f64() - eval_seconds;
+    let train_seconds = seconds_before + t0.elapsed().as_secs_f64() - eval_seconds;
     let te = Instant::now();
     // clustering NMI of each k-means restart (node.kmeans_l2: on unit-length rows; the
     // saved embeddings stay as they are)
@@ -630,15 +672,205 @@ fn run_node(
     })
 }
 
-/// The outcome of a run that was trained but not evaluated.
-fn train_only(cfg: &RunConfig, log: TrainLog, t0: Instant) -> RunOutcome {
+/// The outcome of a run that was trained but not evaluated (`seconds_before`: spent
+/// before a resume).
+fn train_only(cfg: &RunConfig, log: TrainLog, t0: Instant, seconds_before: f64) -> RunOutcome {
     RunOutcome {
         epochs: cfg.epochs,
-        train_seconds: t0.elapsed().as_secs_f64(),
+        train_seconds: seconds_before + t0.elapsed().as_secs_f64(),
         epoch_seconds: log.epoch_seconds,
         epoch_losses: log.epoch_losses,
         ..Default::default()
     }
+}
+
+/// Where training starts: from the first epoch, or, where `opts` has a checkpoint file
+/// that exists, from the epoch after its last saved one, with the method's state (`m`)
+/// and the run's own carried values (`run_state`) loaded. Returns the start, the hook that
+/// saves further checkpoints (none without `opts.checkpoint`, and for a run of no epochs)
+/// and the seconds the run spent before.
+fn start_training<'r>(
+    cfg: &RunConfig,
+    opts: &RunOptions,
+    device: Device,
+    m: &mut dyn Method,
+    t0: Instant,
+    run_state: &'r mut dyn FnMut(&mut StateVisitor) -> Result<()>,
+) -> Result<(Resume<'static>, Option<Checkpointer<'r>>, f64)> {
+    let Some(copts) = opts.checkpoint.clone().filter(|_| cfg.epochs > 0) else {
+        return Ok((Resume::none(), None, 0.0));
+    };
+    let id = Identity {
+        config_hash: cfg.hash(),
+        device: device_name(device),
+    };
+    let mut resume = Resume::none();
+    let mut seconds_before = 0.0;
+    // a method whose state cannot be saved (libtorch's Adam on a GPU) is refused before
+    // it trains, not at its first save
+    m.visit_state(&mut StateVisitor::Save(&mut Default::default()))?;
+    if let Some(saved) = checkpoint::load(&copts.path, &id)? {
+        if saved.epochs_done > cfg.epochs {
+            return Err(Error::Config(format!(
+                "{}: the checkpoint is after epoch {} of a run of {}",
+                copts.path.display(),
+                saved.epochs_done,
+                cfg.epochs
+            )));
+        }
+        let mut v = StateVisitor::load(&saved.state);
+        m.visit_state(&mut v)?;
+        let (log, secs) = checkpoint::load_run_state(&mut v, run_state)?;
+        v.finish()?;
+        if log.epoch_losses.len() != saved.epochs_done {
+            return Err(Error::Config(format!(
+                "{}: the checkpoint's log has {} epochs, its header {}",
+                copts.path.display(),
+                log.epoch_losses.len(),
+                saved.epochs_done
+            )));
+        }
+        if opts.progress {
+            eprintln!(
+                "resuming from {} after epoch {} of {}",
+                copts.path.display(),
+                saved.epochs_done,
+                cfg.epochs
+            );
+        }
+        resume = Resume {
+            start: saved.epochs_done,
+            log,
+            step: saved.step,
+            hook: None,
+        };
+        seconds_before = secs;
+    }
+    let hook = Checkpointer::new(
+        copts,
+        id,
+        cfg.epochs,
+        resume.start,
+        seconds_before,
+        t0,
+        run_state,
+    );
+    Ok((resume, Some(hook), seconds_before))
+}
+
+/// [`Method::train_from`] with `resume` and, where there is one, the checkpoint hook.
+fn train_resumable(
+    m: &mut dyn Method,
+    epochs: usize,
+    resume: Resume<'static>,
+    hook: &mut Option<Checkpointer<'_>>,
+    after_epoch: &mut dyn FnMut(usize, &dyn crate::methods::Embed) -> Result<()>,
+) -> Result<TrainLog> {
+    let resume = Resume {
+        start: resume.start,
+        log: resume.log,
+        step: resume.step,
+        hook: hook.as_mut().map(|h| h as &mut dyn EpochHook),
+    };
+    m.train_from(epochs, after_epoch, resume)
+}
+
+/// A number kept in a [`Cell`] as a state entry.
+fn visit_cell(v: &mut StateVisitor, name: &str, c: &Cell<f64>) -> Result<()> {
+    let mut x = c.get();
+    v.f64(name, &mut x)?;
+    c.set(x);
+    Ok(())
+}
+
+/// Dense embeddings as state entries.
+fn visit_embeddings(v: &mut StateVisitor, name: &str, e: &mut Embeddings) -> Result<()> {
+    if e.sparse.is_some() {
+        return Err(Error::Config(
+            "internal: sparse embeddings are never kept across epochs".into(),
+        ));
+    }
+    v.values(&format!("{name}/x"), &mut e.x)?;
+    let mut shape = vec![e.rows, e.dim];
+    v.usizes(&format!("{name}/shape"), &mut shape)?;
+    match shape[..] {
+        [rows, dim] if rows * dim == e.x.len() => {
+            (e.rows, e.dim) = (rows, dim);
+            Ok(())
+        }
+        _ => Err(Error::Config(format!(
+            "the checkpoint's '{name}' does not hold a matrix"
+        ))),
+    }
+}
+
+/// The validation-chosen epoch so far (AD-GCL): its score, epoch, embeddings and result.
+fn visit_scored(
+    v: &mut StateVisitor,
+    best: &mut Option<(f64, usize, Embeddings, eval::CvResult)>,
+) -> Result<()> {
+    if !v.present("run/best", best.is_some())? {
+        *best = None;
+        return Ok(());
+    }
+    let (mut val, epoch, mut e, mut r) = best.take().unwrap_or_else(|| {
+        (
+            0.0,
+            0,
+            Embeddings::dense(Vec::new(), 0, 0),
+            eval::CvResult {
+                accuracy: 0.0,
+                std: 0.0,
+                fold_accuracies: Vec::new(),
+                fold_val_accuracies: None,
+                val_accuracy: None,
+                best_c: Vec::new(),
+                fold_correct: Vec::new(),
+                fold_sizes: Vec::new(),
+            },
+        )
+    });
+    v.f64("run/best/val", &mut val)?;
+    let mut ep = vec![epoch];
+    v.usizes("run/best/epoch", &mut ep)?;
+    visit_embeddings(v, "run/best/embeddings", &mut e)?;
+    v.f64("run/best/cv/accuracy", &mut r.accuracy)?;
+    v.f64("run/best/cv/std", &mut r.std)?;
+    v.values("run/best/cv/fold_accuracies", &mut r.fold_accuracies)?;
+    if v.present("run/best/cv/fold_val", r.fold_val_accuracies.is_some())? {
+        let mut f = r.fold_val_accuracies.take().unwrap_or_default();
+        v.values("run/best/cv/fold_val", &mut f)?;
+        r.fold_val_accuracies = Some(f);
+    }
+    if v.present("run/best/cv/val", r.val_accuracy.is_some())? {
+        let mut x = r.val_accuracy.unwrap_or_default();
+        v.f64("run/best/cv/val", &mut x)?;
+        r.val_accuracy = Some(x);
+    }
+    v.values("run/best/cv/best_c", &mut r.best_c)?;
+    v.usizes("run/best/cv/fold_correct", &mut r.fold_correct)?;
+    v.usizes("run/best/cv/fold_sizes", &mut r.fold_sizes)?;
+    *best = Some((val, ep.first().copied().unwrap_or(0), e, r));
+    Ok(())
+}
+
+/// The best test evaluation so far (`node.best_test_every`).
+fn visit_best_test(v: &mut StateVisitor, best: &mut BestTest<Embeddings>) -> Result<()> {
+    if !v.present("run/best", best.best.is_some())? {
+        best.best = None;
+        return Ok(());
+    }
+    let (epoch, mut test, mut val, mut e) = best
+        .best
+        .take()
+        .unwrap_or_else(|| (0, 0.0, 0.0, Embeddings::dense(Vec::new(), 0, 0)));
+    let mut ep = vec![epoch];
+    v.usizes("run/best/epoch", &mut ep)?;
+    v.f64("run/best/test", &mut test)?;
+    v.f64("run/best/val", &mut val)?;
+    visit_embeddings(v, "run/best/embeddings", &mut e)?;
+    best.best = Some((ep.first().copied().unwrap_or(0), test, val, e));
+    Ok(())
 }
 
 /// One finished run as `magcl train --json` prints it and as a bench row stores it.

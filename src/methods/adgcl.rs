@@ -25,6 +25,7 @@ use crate::error::Result;
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::Task;
 use crate::params::{
@@ -420,6 +421,17 @@ impl Drop for SerialBlas {
 }
 
 impl GraphMethod for AdGcl {
+    /// The encoder and projection head, their optimiser, and the learned augmenter's
+    /// network and optimiser where there is one.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.vs)?;
+        self.opt.visit_state("adam", v)?;
+        if let Some(view) = &mut self.view {
+            v.var_store("view", &view.vs)?;
+            view.opt.visit_state("view_adam", v)?;
+        }
+        Ok(())
+    }
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.vs.device();
         let _blas = SerialBlas::new(device);

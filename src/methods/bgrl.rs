@@ -23,9 +23,10 @@ use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
 use super::node::{
-    code_ma_ranges, train_epochs, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
+    code_ma_ranges, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
 };
 use super::optim::{Adam, Decay};
+use super::state::{Resume, StateVisitor};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection, TrainLog};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
@@ -292,6 +293,13 @@ impl EpochStep for Bgrl {
     fn step(&mut self, epoch: usize) -> Result<Tensor> {
         Bgrl::step(self, epoch)
     }
+    /// The online network (encoder and predictor), the target network (its moving
+    /// average) and the optimiser; the schedules follow from the epoch.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("online", &self.vs)?;
+        v.var_store("target", &self.target_vs)?;
+        self.opt.visit_state("adam", v)
+    }
 }
 
 impl Embed for Bgrl {
@@ -301,14 +309,18 @@ impl Embed for Bgrl {
 }
 
 impl Method for Bgrl {
-    fn train(
+    fn train_from(
         &mut self,
         epochs: usize,
         after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        resume: Resume<'_>,
     ) -> Result<TrainLog> {
         self.epochs = epochs;
         let progress = self.progress;
-        train_epochs(self, epochs, progress, |e, m| after_epoch(e, m))
+        train_epochs_from(self, epochs, progress, resume, |e, m| after_epoch(e, m))
+    }
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        EpochStep::visit_state(self, v)
     }
     fn selection(&self) -> Selection {
         self.node.selection()

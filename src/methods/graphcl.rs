@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::graph::Batch;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::params::{section, MethodTable, Task};
 
 pub struct GraphCl {
@@ -108,6 +109,12 @@ impl GraphCl {
 }
 
 impl GraphMethod for GraphCl {
+    /// The tower and the optimiser (augmentations and MA schedules come from keyed
+    /// streams).
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.model.vs)?;
+        self.opt.visit_state("adam", v)
+    }
     fn has_branches(&self) -> bool {
         true
     }

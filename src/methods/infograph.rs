@@ -23,6 +23,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::Batch;
 use crate::ma::{self, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::nn::mlp::linear;
 use crate::nn::{GinEncoder, GinStyle, Init};
 use crate::params::{MethodTable, Task};
@@ -154,6 +155,11 @@ impl InfoGraph {
 }
 
 impl GraphMethod for InfoGraph {
+    /// The encoder and discriminators (one variable store) and the optimiser.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.vs)?;
+        self.opt.visit_state("adam", v)
+    }
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.vs.device();
         // One view: MA's augmented schedule K′ drives the encoder.

@@ -29,6 +29,7 @@ use crate::error::Result;
 use crate::graph::{Batch, GraphView};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams, Rng};
@@ -324,6 +325,21 @@ impl JoaoV2 {
 }
 
 impl GraphMethod for JoaoV2 {
+    /// The model, the optimiser and the augmentation distribution P, which
+    /// [`GraphMethod::end_epoch`] moves every epoch.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.vs)?;
+        self.opt.visit_state("adam", v)?;
+        let mut probs = self.probs.to_vec();
+        v.values("probs", &mut probs)?;
+        self.probs = probs.try_into().map_err(|p: Vec<f64>| {
+            crate::error::Error::Config(format!(
+                "the checkpoint's augmentation distribution has {} entries, expected {POOL}",
+                p.len()
+            ))
+        })?;
+        Ok(())
+    }
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.vs.device();
         let (k1, k2) = ma::place(self.sampler.sample(step, epoch as u64), self.k_first);

@@ -19,6 +19,7 @@ use crate::params::{
     bad, check_size, Checked, MethodTable, ParamGuard, SectionSpec, MAX_BATCH_SIZE, MAX_EPOCHS,
 };
 use crate::rng::{self, streams};
+use state::{Resume, StateVisitor};
 
 pub mod adgcl;
 pub mod bgrl;
@@ -35,6 +36,7 @@ pub mod node;
 pub mod optim;
 pub mod registry;
 pub mod simgrace;
+pub mod state;
 pub mod untrained;
 pub mod wl;
 
@@ -84,6 +86,12 @@ pub trait GraphMethod {
         Err(Error::Config(
             "this method cannot set its batch-norm statistics without training".into(),
         ))
+    }
+    /// Shows `v` everything the method carries from one epoch to the next (its variable
+    /// stores, optimiser state, kept models, ...): saved for a checkpoint or loaded from
+    /// one ([`state`]). Default: the method cannot be checkpointed.
+    fn visit_state(&mut self, _v: &mut StateVisitor) -> Result<()> {
+        Err(state::not_resumable("this method"))
     }
 }
 
@@ -454,7 +462,22 @@ pub trait Method: Embed {
         &mut self,
         epochs: usize,
         after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+    ) -> Result<TrainLog> {
+        self.train_from(epochs, after_epoch, Resume::none())
+    }
+    /// [`Method::train`] from epoch `resume.start` (the state of the epochs before loaded
+    /// with [`Method::visit_state`]), running `resume.hook` when each epoch has ended.
+    fn train_from(
+        &mut self,
+        epochs: usize,
+        after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        resume: Resume<'_>,
     ) -> Result<TrainLog>;
+    /// Shows `v` the state training carries across epochs ([`GraphMethod::visit_state`]).
+    /// Default: none can be saved.
+    fn visit_state(&mut self, _v: &mut StateVisitor) -> Result<()> {
+        Err(state::not_resumable("this method"))
+    }
     /// Which epoch's encoder is evaluated.
     fn selection(&self) -> Selection;
     /// Sets the batch-norm running estimates of the evaluation encoder from the data,
@@ -510,17 +533,21 @@ impl<M: GraphMethod> Embed for GraphRunner<'_, M> {
 }
 
 impl<M: GraphMethod> Method for GraphRunner<'_, M> {
-    fn train(
+    fn train_from(
         &mut self,
         epochs: usize,
         after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        resume: Resume<'_>,
     ) -> Result<TrainLog> {
         let mut lc = self.loop_config.clone();
         lc.epochs = epochs;
         let data = self.data;
-        train_graph_method(&mut self.method, data, &lc, |epoch, m| {
+        train_graph_method_from(&mut self.method, data, &lc, resume, |epoch, m| {
             after_epoch(epoch, &GraphRef { method: m, data })
         })
+    }
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        self.method.visit_state(v)
     }
     fn selection(&self) -> Selection {
         self.method.selection()
@@ -541,12 +568,17 @@ impl Embed for FixedEmbeddings {
 }
 
 impl Method for FixedEmbeddings {
-    fn train(
+    fn train_from(
         &mut self,
         _epochs: usize,
         _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        _resume: Resume<'_>,
     ) -> Result<TrainLog> {
         Ok(TrainLog::default())
+    }
+    /// Nothing trains: no state.
+    fn visit_state(&mut self, _v: &mut StateVisitor) -> Result<()> {
+        Ok(())
     }
     fn selection(&self) -> Selection {
         Selection::Final
@@ -883,14 +915,26 @@ pub fn train_graph_method<M: GraphMethod + ?Sized>(
     method: &mut M,
     data: &GraphData,
     cfg: &LoopConfig,
+    after_epoch: impl FnMut(usize, &M) -> Result<()>,
+) -> Result<TrainLog> {
+    train_graph_method_from(method, data, cfg, Resume::none(), after_epoch)
+}
+
+/// [`train_graph_method`] from epoch `resume.start`, with `resume.hook` run when each
+/// epoch has ended (after the method's [`GraphMethod::end_epoch`]).
+pub fn train_graph_method_from<M: GraphMethod + ?Sized>(
+    method: &mut M,
+    data: &GraphData,
+    cfg: &LoopConfig,
+    mut resume: Resume<'_>,
     mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
 ) -> Result<TrainLog> {
     if !method.has_branches() {
-        return train_loop(method, data, cfg, &mut after_epoch);
+        return train_loop(method, data, cfg, &mut resume, &mut after_epoch);
     }
     // SAFETY: the loop runs on one thread at a time (this one blocks meanwhile) and reads
     // no thread-local state but the concurrency setting, which `on_pool` carries over.
-    unsafe { branches::on_pool(|| train_loop(method, data, cfg, &mut after_epoch)) }
+    unsafe { branches::on_pool(|| train_loop(method, data, cfg, &mut resume, &mut after_epoch)) }
 }
 
 /// [`train_graph_method`]'s loop.
@@ -898,13 +942,15 @@ fn train_loop<M: GraphMethod + ?Sized>(
     method: &mut M,
     data: &GraphData,
     cfg: &LoopConfig,
+    resume: &mut Resume<'_>,
     after_epoch: &mut impl FnMut(usize, &M) -> Result<()>,
 ) -> Result<TrainLog> {
     let plan = cfg.plan(data.views.len())?;
     let pb = progress_bar(plan.steps, cfg.progress, "train");
-    let mut log = TrainLog::default();
-    let mut step = 0u64;
-    for epoch in 0..plan.epochs {
+    pb.set_position(resume.step);
+    let mut log = std::mem::take(&mut resume.log);
+    let mut step = resume.step;
+    for epoch in resume.start..plan.epochs {
         let t0 = Instant::now();
         let mut total = 0.0;
         let batches = plan.batches(cfg.batch_size, cfg.seed, epoch);
@@ -920,6 +966,9 @@ fn train_loop<M: GraphMethod + ?Sized>(
         pb.set_message(format!("epoch {} loss {mean:.4}", epoch + 1));
         after_epoch(epoch, method)?;
         method.end_epoch(data, &batches, epoch, mean, epoch + 1 == plan.epochs)?;
+        state::epoch_ended(&mut resume.hook, epoch, &log, step, &mut |v| {
+            method.visit_state(v)
+        })?;
     }
     pb.finish_and_clear();
     Ok(log)

@@ -27,6 +27,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
 use crate::ma::{self, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
@@ -426,6 +427,19 @@ fn copy_nets(to: &mut Nets, from: &Nets) -> Result<()> {
 }
 
 impl GraphMethod for Mvgrl {
+    /// The encoders and heads, the optimiser, and with `mvgrl.keep = best-loss` the kept
+    /// model and its loss.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("enc", &self.nets.enc)?;
+        v.var_store("heads", &self.nets.heads)?;
+        self.opt.visit_state("adam", v)?;
+        v.f64("best_loss", &mut self.best_loss)?;
+        if let Some(b) = &self.best {
+            v.var_store("best/enc", &b.enc)?;
+            v.var_store("best/heads", &b.heads)?;
+        }
+        Ok(())
+    }
     fn step(&mut self, data: &GraphData, ids: &[usize], epoch: usize, step: u64) -> Result<f64> {
         let device = self.nets.heads.device();
         let (k_adj, k_diff) = self.sampler.sample(step, epoch as u64);

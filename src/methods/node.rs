@@ -11,6 +11,7 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
+use super::state::{Resume, StateVisitor};
 use super::{check_loss, progress_bar, TrainLog};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
@@ -514,6 +515,13 @@ impl NodeModel {
         train_epochs(self, epochs, progress, after_epoch)
     }
 
+    /// The state carried across epochs: the variables and the optimiser (the views and
+    /// MA schedules are drawn from keyed streams).
+    pub fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.vs)?;
+        self.opt.visit_state("adam", v)
+    }
+
     /// Embeddings of all nodes from the evaluation encoder (`eval_k` propagations per
     /// layer, full graph, unmasked features, no projector).
     pub fn embed(&self) -> Tensor {
@@ -531,6 +539,8 @@ pub trait EpochStep {
     fn device(&self) -> Device;
     /// One epoch's step; returns the loss as a 0-d tensor (on CUDA only queued until read).
     fn step(&mut self, epoch: usize) -> Result<Tensor>;
+    /// The state carried across epochs ([`Method::visit_state`]).
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()>;
 }
 
 impl EpochStep for NodeModel {
@@ -539,6 +549,9 @@ impl EpochStep for NodeModel {
     }
     fn step(&mut self, epoch: usize) -> Result<Tensor> {
         NodeModel::step(self, epoch)
+    }
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        NodeModel::visit_state(self, v)
     }
 }
 
@@ -554,10 +567,23 @@ pub fn train_epochs<M: EpochStep>(
     m: &mut M,
     epochs: usize,
     progress: bool,
+    after_epoch: impl FnMut(usize, &M) -> Result<()>,
+) -> Result<TrainLog> {
+    train_epochs_from(m, epochs, progress, Resume::none(), after_epoch)
+}
+
+/// [`train_epochs`] from epoch `resume.start`, with `resume.hook` run when each epoch has
+/// ended (on CUDA the pending loss is read first where the hook saves).
+pub fn train_epochs_from<M: EpochStep>(
+    m: &mut M,
+    epochs: usize,
+    progress: bool,
+    mut resume: Resume<'_>,
     mut after_epoch: impl FnMut(usize, &M) -> Result<()>,
 ) -> Result<TrainLog> {
     let pb = progress_bar(epochs as u64, progress, "train");
-    let mut log = TrainLog::default();
+    pb.set_position(resume.start as u64);
+    let mut log = std::mem::take(&mut resume.log);
     let lag = m.device().is_cuda();
     let mut last = Instant::now();
     let mut pending: Option<(usize, PendingScalar)> = None;
@@ -570,7 +596,7 @@ pub fn train_epochs<M: EpochStep>(
         pb.set_message(format!("loss {loss:.4}"));
         Ok(())
     };
-    for epoch in 0..epochs {
+    for epoch in resume.start..epochs {
         let loss = PendingScalar::new(&m.step(epoch)?);
         if !lag {
             finish(epoch, loss, &mut log)?;
@@ -578,6 +604,14 @@ pub fn train_epochs<M: EpochStep>(
             finish(e, l, &mut log)?;
         }
         after_epoch(epoch, m)?;
+        if let Some(hook) = resume.hook.as_mut() {
+            if hook.due(epoch) {
+                if let Some((e, l)) = pending.take() {
+                    finish(e, l, &mut log)?;
+                }
+                hook.save(epoch, &log, epoch as u64 + 1, &mut |v| m.visit_state(v))?;
+            }
+        }
     }
     if let Some((e, l)) = pending {
         finish(e, l, &mut log)?;
@@ -764,13 +798,22 @@ impl Embed for NodeRunner {
 }
 
 impl Method for NodeRunner {
-    fn train(
+    fn train_from(
         &mut self,
         epochs: usize,
         after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        resume: Resume<'_>,
     ) -> Result<TrainLog> {
-        self.model
-            .train_with(epochs, self.progress, |epoch, m| after_epoch(epoch, m))
+        train_epochs_from(
+            &mut self.model,
+            epochs,
+            self.progress,
+            resume,
+            |epoch, m| after_epoch(epoch, m),
+        )
+    }
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        self.model.visit_state(v)
     }
     /// The node-level encoder (GCN layers with activations) has no batch norm.
     fn calibrate_batch_norm(&mut self) -> Result<()> {

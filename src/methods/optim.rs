@@ -107,6 +107,35 @@ impl Adam {
             Adam::Fused(f) => f.step(),
         }
     }
+
+    /// Shows `v` the optimiser's state (each parameter's moments and step count, and the
+    /// learning rate) under `name`: saved for a checkpoint, or loaded. libtorch's Adam (on
+    /// a GPU, and under [`crate::kernels::with_reference_ops`]) keeps its state where it
+    /// cannot be read: a checkpoint of a run that uses it is refused.
+    pub fn visit_state(&mut self, name: &str, v: &mut super::state::StateVisitor) -> Result<()> {
+        match self {
+            Adam::Libtorch(_) => Err(crate::error::Error::Config(
+                "checkpoints need magcl's CPU Adam: libtorch's Adam (used on a GPU) keeps its \
+                 moments where they cannot be saved; run without a checkpoint"
+                    .into(),
+            )),
+            Adam::Fused(f) => {
+                for (k, (m, s)) in f.exp_avg.iter().zip(&f.exp_avg_sq).enumerate() {
+                    v.tensor(&format!("{name}/{k}/exp_avg"), m)?;
+                    v.tensor(&format!("{name}/{k}/exp_avg_sq"), s)?;
+                }
+                let n = f.steps.len();
+                v.values(&format!("{name}/steps"), &mut f.steps)?;
+                if f.steps.len() != n {
+                    return Err(crate::error::Error::Config(format!(
+                        "the checkpoint's optimiser '{name}' has {} parameters, this run's {n}",
+                        f.steps.len()
+                    )));
+                }
+                v.f64(&format!("{name}/lr"), &mut f.lr)
+            }
+        }
+    }
 }
 
 /// The CPU form: first and second moments kept beside each parameter.

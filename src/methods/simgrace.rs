@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
+use crate::methods::state::StateVisitor;
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams};
 use serde::{Deserialize, Serialize};
@@ -234,6 +235,13 @@ fn perturb_twins(twins: &mut [Twin], seed: u64, eta: f64, step: u64) {
 }
 
 impl GraphMethod for SimGrace {
+    /// Both towers (the perturbed one keeps its own batch-norm estimates) and the
+    /// optimiser; the perturbations come from keyed streams.
+    fn visit_state(&mut self, v: &mut StateVisitor) -> Result<()> {
+        v.var_store("model", &self.model.vs)?;
+        v.var_store("vice", &self.vice.vs)?;
+        self.opt.visit_state("adam", v)
+    }
     fn has_branches(&self) -> bool {
         true
     }

@@ -163,10 +163,11 @@ impl Embed for Untrained<'_> {
 
 impl Method for Untrained<'_> {
     /// No epoch runs (a config's `epochs` is 0): only the batch-norm estimates are set.
-    fn train(
+    fn train_from(
         &mut self,
         _epochs: usize,
         _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
+        _resume: crate::methods::state::Resume<'_>,
     ) -> Result<TrainLog> {
         if self.calibrate {
             self.inner.calibrate_batch_norm()?;

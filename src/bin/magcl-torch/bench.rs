@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 
 use crate::experiment::pool::{
-    default_jobs, remove_stale_scratch, run_pool, worker_program, Placement,
+    default_jobs, remove_stale_scratch, run_pool, worker_program, CellCheckpoints, Placement,
 };
 use crate::experiment::results::{read_rows, ResultsFile};
 use crate::experiment::sweep::{parse_shard, shard, Cell, Filter, Sweep};
@@ -32,10 +32,23 @@ pub struct BenchArgs {
     /// Threads per worker [default: max(1, cores / jobs)].
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Continue a sweep: skip cells whose config hash is already in --out, and repair a
-    /// truncated last line left by a killed run.
+    /// Continue a sweep: skip cells whose config hash is already in --out, repair a
+    /// truncated last line left by a killed run, and continue each cell that was killed
+    /// mid-training from its checkpoint (see --checkpoint-every-secs).
     #[arg(long)]
     pub resume: bool,
+    /// Each CPU cell saves its training state every S seconds to OUT.checkpoints/HASH.ckpt
+    /// beside the result file (HASH: the cell's config hash; removed when its row is
+    /// written), so that `--resume` continues a cell killed mid-training from its last
+    /// save, with the numbers of an uninterrupted run. Without --resume old checkpoints of
+    /// the cells are deleted first. GPU cells are not checkpointed (docs/reliability.md,
+    /// "Checkpoints").
+    #[arg(long, value_name = "S", default_value_t = magcl::experiment::checkpoint::DEFAULT_EVERY_SECS,
+          value_parser = crate::train::non_negative_secs)]
+    pub checkpoint_every_secs: f64,
+    /// No checkpoints: a killed cell starts again from its first epoch.
+    #[arg(long)]
+    pub no_checkpoints: bool,
     /// Run only slice I of N (0-based). Cells are dealt to shards by estimated cost
     /// (epochs × dataset size × method, plus the evaluator) so that shards finish together;
     /// every task computes the same deal (give all of them the same --only).
@@ -179,6 +192,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    let checkpoints = (!args.no_checkpoints).then(|| CellCheckpoints {
+        dir: CellCheckpoints::dir_for(&out),
+        every_secs: args.checkpoint_every_secs,
+    });
+    if let Some(c) = &checkpoints {
+        prepare_checkpoints(c, &todo, args.resume)?;
+    }
     let jobs = jobs.min(todo.len()).max(1);
     let worker = worker_program()?;
     eprintln!(
@@ -203,7 +223,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             placement.gpus, args.device
         );
     }
-    let result = run_pool(&todo, &file, &worker, &tmp, jobs, &placement);
+    let result = run_pool(
+        &todo,
+        &file,
+        &worker,
+        &tmp,
+        jobs,
+        &placement,
+        checkpoints.as_ref(),
+    );
+    if let Some(c) = &checkpoints {
+        // an empty folder goes (one with the checkpoints of failed cells stays)
+        let _ = std::fs::remove_dir(&c.dir);
+    }
     let _ = std::fs::remove_dir_all(&tmp);
     let (ok, failed) = result?;
     eprintln!(
@@ -219,6 +251,32 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         bail!(
             "{failed} of {} cells failed; fix the cause and rerun with --resume to run only those",
             todo.len()
+        );
+    }
+    Ok(())
+}
+
+/// Readies the checkpoint folder for `todo`: with `resume`, reports the cells that will
+/// continue from a checkpoint; without, deletes the cells' old checkpoints (a fresh run
+/// uses nothing from before). The result file is locked by then, so no other bench on the
+/// same file uses the folder.
+fn prepare_checkpoints(c: &CellCheckpoints, todo: &[Cell], resume: bool) -> anyhow::Result<()> {
+    let mut found = 0;
+    for cell in todo {
+        let p = c.path(cell);
+        if p.exists() {
+            if resume {
+                found += 1;
+            } else {
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("cannot remove the old checkpoint {}", p.display()))?;
+            }
+        }
+    }
+    if found > 0 {
+        eprintln!(
+            "{found} cell(s) continue from their checkpoints in {}",
+            c.dir.display()
         );
     }
     Ok(())

@@ -137,6 +137,57 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Save the training state to FILE at epoch boundaries (weights, optimiser moments,
+    /// whatever the method carries from one epoch to the next), atomically; when FILE
+    /// exists at the start, continue after its last saved epoch. A killed run so resumed
+    /// ends with the numbers of an uninterrupted one. FILE must belong to this config (its
+    /// hash) and device; it is removed once the run has its outcome. CPU only: on a GPU
+    /// libtorch's Adam keeps its state out of reach (docs/reliability.md, "Checkpoints").
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// With --checkpoint: save after every N epochs (then only by count unless
+    /// --checkpoint-every-secs is given too).
+    #[arg(long, value_name = "N", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    pub checkpoint_every_epochs: Option<u64>,
+    /// With --checkpoint: save when S seconds have passed since the last save [default:
+    /// 60 without --checkpoint-every-epochs].
+    #[arg(long, value_name = "S", requires = "checkpoint", value_parser = non_negative_secs)]
+    pub checkpoint_every_secs: Option<f64>,
+    /// With --checkpoint: stop after N epochs of this call, with the state saved, and exit
+    /// with status 75; the same command then continues. Splits a long run into calls of
+    /// bounded length.
+    #[arg(long, value_name = "N", requires = "checkpoint", value_parser = clap::value_parser!(u64).range(1..))]
+    pub stop_after_epochs: Option<u64>,
+}
+
+/// The exit status of `magcl train --stop-after-epochs` that stopped before the run's end.
+pub const EXIT_STOPPED: i32 = 75;
+
+/// A number of seconds: finite and not negative.
+pub fn non_negative_secs(s: &str) -> Result<f64, String> {
+    let v = finite_f64(s)?;
+    if v < 0.0 {
+        return Err(format!("must be 0 or more seconds, got '{s}'"));
+    }
+    Ok(v)
+}
+
+/// The checkpoint options the flags ask for.
+fn checkpoint_options(a: &TrainArgs) -> Option<magcl::experiment::checkpoint::CheckpointOptions> {
+    use magcl::experiment::checkpoint::{CheckpointOptions, DEFAULT_EVERY_SECS};
+    let path = a.checkpoint.clone()?;
+    let every_epochs = a.checkpoint_every_epochs.unwrap_or(0) as usize;
+    let every_secs = match (a.checkpoint_every_secs, every_epochs) {
+        (Some(s), _) => s,
+        (None, 0) => DEFAULT_EVERY_SECS,
+        (None, _) => 0.0,
+    };
+    Some(CheckpointOptions {
+        path,
+        every_epochs,
+        every_secs,
+        stop_after: a.stop_after_epochs.map(|n| n as usize),
+    })
 }
 
 /// A finite number (`inf` and `NaN` are refused: no config can hold them).
@@ -490,8 +541,15 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,
         eval_pool,
+        checkpoint: checkpoint_options(&a),
     };
-    let outcome = runner::run_catching_panics(&cfg, &opts)?;
+    let outcome = match runner::run_catching_panics(&cfg, &opts) {
+        Err(e @ magcl::error::Error::Stopped { .. }) => {
+            eprintln!("{e}");
+            std::process::exit(EXIT_STOPPED);
+        }
+        r => r?,
+    };
     let record = RunRecord::new(&cfg, outcome);
     if a.json {
         let line = serde_json::to_string(&record)?;
