@@ -14,11 +14,18 @@
 //! loss value and the exact gradient with respect to both embeddings (a surrogate whose
 //! gradient is the analytic one). [`dense_loss`] is the plain autograd form, kept as the
 //! reference the blocked form is tested against.
+//!
+//! The other losses sit beside it, one file each: [`jsd`] (InfoGraph's and MVGRL's
+//! local–global Jensen–Shannon bound) and [`bootstrap`] (BGRL's).
 use tch::{Kind, Tensor};
 
 use crate::params::Checked;
 
+pub mod bootstrap;
+pub mod jsd;
 pub mod params;
+pub use bootstrap::bootstrap_loss;
+pub use jsd::local_global_jsd;
 pub use params::InfoNceParams;
 
 /// The loss with its switches and row-block size.

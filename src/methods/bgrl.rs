@@ -32,7 +32,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
 use crate::error::{Error, Result};
 use crate::graph::DegreeOf;
-use crate::loss::InfoNceParams;
+use crate::loss::{bootstrap_loss, InfoNceParams};
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM};
 use crate::nn::mlp::{linear, Init};
@@ -116,12 +116,6 @@ impl Predictor {
         self.fc2
             .forward(&self.act.apply(&self.fc1.forward(h), true))
     }
-}
-
-/// BGRL's loss: `2 − mean cos(q1, y2) − mean cos(q2, y1)` (row-wise cosines).
-pub fn bootstrap_loss(q1: &Tensor, y2: &Tensor, q2: &Tensor, y1: &Tensor) -> Tensor {
-    let c = |a: &Tensor, b: &Tensor| Tensor::cosine_similarity(a, b, 1, 1e-8).mean(a.kind());
-    (c(q1, y2) + c(q2, y1)).neg() + 2.0
 }
 
 /// The learning rate at epoch `k` (from 0) of `total`: `lr·k/W` during the `W` warm-up
@@ -412,23 +406,6 @@ mod tests {
     use crate::methods::node::tests::{check_method_learns, toy_dataset};
     use crate::methods::tests::TestConfig;
     use tch::Kind;
-
-    fn t(rows: &[[f64; 2]]) -> Tensor {
-        Tensor::from_slice(&rows.concat())
-            .view([rows.len() as i64, 2])
-            .to_kind(Kind::Double)
-    }
-
-    /// 2 − mean cos(q1, y2) − mean cos(q2, y1), by hand on two nodes.
-    #[test]
-    fn loss_by_hand() {
-        let (q1, y2) = ([[1.0, 0.0], [3.0, 4.0]], [[0.0, 2.0], [3.0, 4.0]]);
-        let (q2, y1) = ([[1.0, 1.0], [-1.0, 0.0]], [[1.0, 0.0], [2.0, 0.0]]);
-        // cos: (0, 1) and (1/√2, −1)
-        let want = 2.0 - (0.0 + 1.0) / 2.0 - (0.5f64.sqrt() - 1.0) / 2.0;
-        let got = bootstrap_loss(&t(&q1), &t(&y2), &t(&q2), &t(&y1)).double_value(&[]);
-        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
-    }
 
     #[test]
     fn schedules_by_hand() {

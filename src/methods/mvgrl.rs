@@ -20,12 +20,12 @@ use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::infograph::local_global_jsd;
 use super::optim::Adam;
 use super::{embed_in_chunks, Checked, GraphData, GraphMethod, GraphRunner, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
+use crate::loss::local_global_jsd;
 use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::nn::gcn::GcnLayer;
