@@ -169,7 +169,6 @@ mod tests {
     use super::*;
     use crate::methods::tests::{train_toy, TestConfig};
     use std::f64::consts::LN_2;
-    use tch::Kind;
 
     fn config(ma: serde_json::Value) -> TestConfig {
         TestConfig::new(
