@@ -52,9 +52,27 @@ impl Activation {
             Activation::Relu => x.relu(),
             Activation::Prelu(w) => x.prelu(w),
             Activation::RreluFixed => x.leaky_relu_with_slope((1.0 / 8.0 + 1.0 / 3.0) / 2.0),
-            Activation::Rrelu => x.rrelu(train),
+            Activation::Rrelu => rrelu(x, train),
         }
     }
+}
+
+/// RReLU's slope bounds (`torch.nn.RReLU`'s defaults).
+const RRELU_LOWER: f64 = 1.0 / 8.0;
+const RRELU_UPPER: f64 = 1.0 / 3.0;
+
+/// RReLU: while training, each negative entry is scaled by its own slope drawn from
+/// U(1/8, 1/3) (libtorch's global generator, as libtorch's rrelu draws it); at evaluation
+/// by their mean. Written out because tch's `Tensor::rrelu(training)` passes `training` to
+/// libtorch's `lower` bound (a bool read as the scalar 0 or 1): training then fails with
+/// lower 1 > upper 1/3, and evaluation uses the slope 1/6.
+fn rrelu(x: &Tensor, train: bool) -> Tensor {
+    if !train {
+        return x.leaky_relu_with_slope((RRELU_LOWER + RRELU_UPPER) / 2.0);
+    }
+    let mut slope = x.empty_like();
+    let _ = slope.uniform_(RRELU_LOWER, RRELU_UPPER);
+    x.relu() - (-x).relu() * slope
 }
 
 trait LeakyExt {
@@ -499,5 +517,35 @@ mod tests {
             Vec::try_from(Activation::new(&vs.root(), "prelu", Propagation::Code).apply(&x, true))
                 .unwrap();
         assert_eq!(p, vec![-0.25, 2.0]);
+    }
+
+    /// The paper preset's RReLU: negative entries scaled by slopes in [1/8, 1/3] while
+    /// training (not all the same), positive ones kept; the mean slope 11/48 at evaluation.
+    #[test]
+    fn rrelu_draws_slopes_in_its_bounds_and_uses_their_mean_at_evaluation() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(5);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let act = Activation::new(&vs.root(), "rrelu", Propagation::Paper);
+        let mut xs = vec![-1.0f64; 200];
+        xs.extend([2.0, 0.5]);
+        let x = Tensor::from_slice(&xs);
+        let y: Vec<f64> = Vec::try_from(act.apply(&x, true)).unwrap();
+        let neg = &y[..200];
+        assert!(
+            neg.iter().all(|&v| (-1.0 / 3.0..=-1.0 / 8.0).contains(&v)),
+            "{neg:?}"
+        );
+        assert!(
+            neg.iter().any(|&v| (v - neg[0]).abs() > 1e-3),
+            "one slope for all"
+        );
+        assert_eq!(&y[200..], &[2.0, 0.5]);
+        let e: Vec<f64> = Vec::try_from(act.apply(&x, false)).unwrap();
+        assert!(
+            (e[0] + 11.0 / 48.0).abs() < 1e-12 && e[200] == 2.0,
+            "{:?}",
+            &e[..1]
+        );
     }
 }
