@@ -270,9 +270,9 @@ impl Module for Head {
 
 /// Both encoders and both heads. The encoders live in `enc` (frozen when they do not
 /// train), the heads in `heads`.
-struct Nets {
-    enc: nn::VarStore,
-    heads: nn::VarStore,
+pub(crate) struct Nets {
+    pub(crate) enc: nn::VarStore,
+    pub(crate) heads: nn::VarStore,
     adj_gcn: Gcn,
     diff_gcn: Gcn,
     local_head: Head,
@@ -367,7 +367,7 @@ fn batch_diffusion(
 }
 
 pub struct Mvgrl {
-    nets: Nets,
+    pub(crate) nets: Nets,
     /// The kept model (the lowest-loss epoch's) when `mvgrl.keep = best-loss`.
     best: Option<Nets>,
     best_loss: f64,
