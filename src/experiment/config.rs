@@ -11,7 +11,7 @@ use crate::error::Result;
 pub use crate::loss::InfoNceParams;
 pub use crate::ma::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
 pub use crate::methods::adgcl::{AdgclParams, Augmenter};
-pub use crate::methods::node::{NodeParams, NODE_SPLITS};
+pub use crate::methods::base::{NodeParams, NODE_SPLITS};
 use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
 pub use crate::methods::untrained::UntrainedParams;

@@ -15,7 +15,7 @@ use crate::eval::protocol::{KFold, Protocol, StratifiedKFold, WithValidation};
 use crate::eval::{self, Evaluator};
 use crate::eval_node::{node_protocol, NodeLogReg, PROBE_STEPS};
 use crate::graph::GraphView;
-use crate::methods::node::{l2_normalize_rows, BestTest};
+use crate::methods::base::{l2_normalize_rows, BestTest};
 use crate::methods::state::{EpochHook, Resume, StateVisitor};
 use crate::methods::{Embeddings, GraphData, Method, Selection, TrainData, TrainLog, TrainPlan};
 use crate::rng;

@@ -22,7 +22,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::node::{
+use super::base::{
     code_ma_ranges, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
 };
 use super::optim::{Adam, Decay};
@@ -298,7 +298,7 @@ impl EpochStep for Bgrl {
 
 impl Embed for Bgrl {
     fn embed(&self) -> Result<Embeddings> {
-        super::node::host_matrix(&self.embed_tensor())
+        super::base::host_matrix(&self.embed_tensor())
     }
 }
 
@@ -403,7 +403,7 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::node::tests::{check_method_learns, toy_dataset};
+    use crate::methods::base::tests::{check_method_learns, toy_dataset};
     use crate::methods::tests::TestConfig;
     use tch::Kind;
 

@@ -12,7 +12,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "raw node features + the logistic-regression probe (the node-level floor)",
     // The base model's features, splits and probe; nothing to train.
     |req| {
-        let mut p = req.of(&super::node::ENTRY)?;
+        let mut p = req.of(&super::base::ENTRY)?;
         p.epochs = 0;
         Ok(p)
     },
@@ -33,5 +33,5 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 .aliases(&["raw-features"])
 .baseline()
 // The split and probe settings are the base model's.
-.sections(&[section::<super::node::NodeParams>()])
+.sections(&[section::<super::base::NodeParams>()])
 .preset_names(&["code", "paper"]);

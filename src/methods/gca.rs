@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};
-use super::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
+use super::base::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::adaptive_drop_probabilities;
 use crate::data::{CsrMatrix, NodeDataset};
@@ -292,7 +292,7 @@ fn feature_probabilities(w: &[Option<f64>], p: f64, threshold: f64) -> Vec<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::node::tests::toy_dataset;
+    use crate::methods::base::tests::toy_dataset;
     use crate::methods::tests::TestConfig;
 
     /// The path 0 − 1 − 2 − 3 plus the edge 1 − 3 (degrees 1, 3, 2, 2), as the trainer's
@@ -448,6 +448,6 @@ mod tests {
 
     #[test]
     fn trains_deterministically_and_learns_the_communities() {
-        crate::methods::node::tests::check_trains_and_learns("gca", variant);
+        crate::methods::base::tests::check_trains_and_learns("gca", variant);
     }
 }

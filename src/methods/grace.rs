@@ -14,8 +14,8 @@
 //! view 1, K′ ∈ [0, 7] for view 2); the evaluation encoder is GRACE's own (one plain hop per
 //! layer). docs/ma.md.
 //!
-//! [`NodeModel`]: super::node::NodeModel
-use super::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
+//! [`NodeModel`]: super::base::NodeModel
+use super::base::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::DegreeOf;
@@ -119,8 +119,8 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
 mod tests {
     use super::*;
     use crate::loss::InfoNce;
-    use crate::methods::node::tests::toy_dataset;
-    use crate::methods::node::NodeModel;
+    use crate::methods::base::tests::toy_dataset;
+    use crate::methods::base::NodeModel;
     use crate::methods::tests::TestConfig;
     use crate::params::ParamGuard;
     use tch::{Device, Kind, Tensor};
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn trains_deterministically_and_learns_the_communities() {
-        crate::methods::node::tests::check_trains_and_learns("grace", variant);
+        crate::methods::base::tests::check_trains_and_learns("grace", variant);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Contrastive methods. Graph-level methods implement [`GraphMethod`] (one optimisation
 //! step on a set of graphs; embeddings of all graphs with the evaluation encoder) and share
 //! the training loop [`train_graph_method`]; the node-level base model / MA-GCL lives in
-//! [`node`].
+//! [`base`].
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -22,6 +22,7 @@ use crate::rng::{self, streams};
 use state::{Resume, StateVisitor};
 
 pub mod adgcl;
+pub mod base;
 pub mod bgrl;
 pub mod branches;
 pub mod degree;
@@ -32,7 +33,6 @@ pub mod graphcl;
 pub mod infograph;
 pub mod joaov2;
 pub mod mvgrl;
-pub mod node;
 pub mod optim;
 pub mod registry;
 pub mod simgrace;

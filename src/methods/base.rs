@@ -888,7 +888,7 @@ pub(crate) mod tests {
     use crate::eval::protocol::{random_split, RandomSplit};
     use crate::eval::{self, run_protocol};
     use crate::eval_node::{node_protocol, NodeLogReg};
-    use crate::methods::node::*;
+    use crate::methods::base::*;
     use crate::methods::tests::TestConfig;
     use crate::methods::Embed;
     use crate::rng;
