@@ -31,10 +31,8 @@ use tch::{nn, Device, Kind, Tensor};
 use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
 use crate::graph::GraphView;
 use crate::kernels::with_reference_ops;
-use crate::methods::{
-    adgcl::AdGcl, epoch_batches, graphcl::GraphCl, base::NodeModel, simgrace::SimGrace,
-};
-use crate::methods::{GraphData, GraphMethod};
+use crate::methods::{adgcl::AdGcl, base::NodeModel, graphcl::GraphCl, simgrace::SimGrace};
+use crate::train::graph::{epoch_batches, GraphData, GraphMethod};
 
 /// Training steps per run.
 const STEPS: usize = 20;
@@ -402,7 +400,7 @@ fn adgcl_trains_the_same_with_kernels_and_reference_operations() {
 #[test]
 fn node_model_trains_the_same_with_kernels_and_reference_operations() {
     let _g = crate::rng::torch_lock();
-    let ds = crate::methods::base::tests::toy_dataset(90);
+    let ds = crate::train::node::tests::toy_dataset(90);
     for (preset, ma) in [("code", false), ("code", true), ("paper", true)] {
         let mut spec = RunSpec {
             method: Some(MethodName::parse("base").unwrap()),
