@@ -137,7 +137,7 @@ mod tests {
             Err(e) => panic!("expected an unknown name, got {e:?}"),
             Ok(_) => panic!("graphlc is no method"),
         }
-        let e = crate::methods::check_loss(f64::NAN, 2, 0).unwrap_err();
+        let e = crate::train::check_loss(f64::NAN, 2, 0).unwrap_err();
         assert!(
             matches!(
                 e,

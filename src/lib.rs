@@ -9,7 +9,8 @@
 //! | views | [`augment`] | graph- and node-level augmentations (pure functions of a graph and an RNG) |
 //! | encoder schedules | [`nn`] | propagation (`g`) and transformation (`h`) operators, GIN/GCN encoders, projector |
 //! | model augmentation | [`ma`] | the MA plugin: schedule samplers with the A/R/S switches |
-//! | methods | [`methods`] | GraphCL, SimGRACE, AD-GCL and the node-level base model / MA-GCL |
+//! | methods | [`methods`] | one file per method (GraphCL, SimGRACE, AD-GCL, InfoGraph, JOAOv2, MVGRL, the node-level base model / MA-GCL, GRACE, GCA, BGRL, the floors), the registry and its entry type |
+//! | training | [`train`] | the trainers that drive the methods: the graph-level loop over batches of graphs, the node-level epoch loop and runner, the encoder helpers both share |
 //! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
 //! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI; the `Evaluator` and `Protocol` seams |
 //! | node-level evaluation | [`eval_node`] | the node split protocols and the logistic-regression probe (an `Evaluator` on a libtorch device) |
@@ -39,6 +40,7 @@ pub mod nn;
 pub mod params;
 pub mod rng;
 pub mod runtime;
+pub mod train;
 
 pub use magcl_core::files;
 pub use magcl_data as data;

@@ -22,7 +22,7 @@ use tch::{Kind, Tensor};
 
 use crate::error::{Error, Result};
 use crate::methods::state::{EpochHook, StateVisitor, TrainState, KINDS};
-use crate::methods::TrainLog;
+use crate::train::TrainLog;
 
 const MAGIC: &[u8; 8] = b"MAGCLCK1";
 /// The header's `format`.

@@ -11,17 +11,17 @@ use crate::error::Result;
 pub use crate::loss::InfoNceParams;
 pub use crate::ma::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
 pub use crate::methods::adgcl::{AdgclParams, Augmenter};
-pub use crate::methods::node::{NodeParams, NODE_SPLITS};
 use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
 pub use crate::methods::untrained::UntrainedParams;
 pub use crate::methods::wl::WlParams;
 use crate::methods::{MethodParams, Preset};
-pub use crate::methods::{Pretrain, TrainPlan};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
 pub use crate::params::{MethodTable, Section};
 pub use crate::params::{Task, MAX_BATCH_SIZE, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH};
+pub use crate::train::graph::{Pretrain, TrainPlan};
+pub use crate::train::node::{NodeParams, NODE_SPLITS};
 
 /// The contrastive method: a name in the method registry ([`crate::methods::registry`]).
 /// `base` is the node-level base model of the MA-GCL paper; with MA enabled it is MA-GCL.

@@ -62,18 +62,20 @@ use crate::experiment::config::{GinMode, MethodName, RunConfig, RunSpec};
 use crate::graph::GraphView;
 use crate::kernels::with_reference_ops;
 use crate::methods::adgcl::AdGcl;
+use crate::methods::base::NodeModel;
 use crate::methods::bgrl::{self, Bgrl};
 use crate::methods::gca::{adaptive_drops, GcaParams};
 use crate::methods::graphcl::GraphCl;
 use crate::methods::infograph::InfoGraph;
 use crate::methods::joaov2::JoaoV2;
 use crate::methods::mvgrl::Mvgrl;
-use crate::methods::node::tests::toy_dataset;
-use crate::methods::node::{EpochStep, NodeModel, NodeParams, NodeVariant};
 use crate::methods::registry::BUILTIN;
 use crate::methods::simgrace::SimGrace;
-use crate::methods::{epoch_batches, grace, GraphData, GraphMethod, MethodParams};
+use crate::methods::{grace, MethodParams};
 use crate::params::Checked;
+use crate::train::graph::{epoch_batches, GraphData, GraphMethod};
+use crate::train::node::tests::toy_dataset;
+use crate::train::node::{EpochStep, NodeParams, NodeVariant};
 use serde_json::json;
 
 /// Training steps per run.

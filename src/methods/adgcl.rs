@@ -17,8 +17,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
 use super::optim::Adam;
-use super::{embed_encoder, GraphData, GraphMethod};
-use super::{Checked, GraphRunner, MethodParams, Selection};
+use super::{Checked, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
@@ -32,6 +31,8 @@ use crate::params::{
     bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
+use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 use serde::{Deserialize, Serialize};
 
 /// AD-GCL settings.
@@ -470,7 +471,7 @@ impl GraphMethod for AdGcl {
         embed_encoder(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
     fn calibrate_batch_norm(&mut self, data: &GraphData) -> Result<()> {
-        super::calibrate_batch_norm(&self.encoder, &self.eval_schedule, data, self.vs.device())
+        calibrate_batch_norm(&self.encoder, &self.eval_schedule, data, self.vs.device())
     }
     fn selection(&self) -> Selection {
         Selection::Validation {
@@ -486,11 +487,11 @@ mod tests {
     use crate::graph::Batch;
     use crate::methods::adgcl::SerialBlas;
     use crate::methods::adgcl::*;
-    use crate::methods::tests::toy_data;
     use crate::methods::tests::TestConfig;
-    use crate::methods::GraphMethod;
-    use crate::methods::{train_graph_method, LoopConfig};
     use crate::rng;
+    use crate::train::graph::tests::toy_data;
+    use crate::train::graph::GraphMethod;
+    use crate::train::graph::{train_graph_method, LoopConfig};
     use tch::{Device, Kind, Tensor};
 
     fn config(ma: bool) -> TestConfig {

@@ -22,12 +22,9 @@
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::node::{
-    code_ma_ranges, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant, NodeViews,
-};
 use super::optim::{Adam, Decay};
 use super::state::{Resume, StateVisitor};
-use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection, TrainLog};
+use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
 use crate::error::{Error, Result};
@@ -39,6 +36,12 @@ use crate::nn::mlp::{linear, Init};
 use crate::params::{
     bad, check_ratio, section, MethodTable, ParamGuard, Section, Task, MAX_EPOCHS,
 };
+use crate::train::encoder::calibrate_norms;
+use crate::train::node::{
+    code_ma_ranges, host_matrix, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant,
+    NodeViews,
+};
+use crate::train::TrainLog;
 use serde::{Deserialize, Serialize};
 
 /// BGRL's own settings (the `[bgrl]` section).
@@ -298,7 +301,7 @@ impl EpochStep for Bgrl {
 
 impl Embed for Bgrl {
     fn embed(&self) -> Result<Embeddings> {
-        super::node::host_matrix(&self.embed_tensor())
+        host_matrix(&self.embed_tensor())
     }
 }
 
@@ -326,7 +329,7 @@ impl Method for Bgrl {
     /// estimates zeroed first, the momentum divided out).
     fn calibrate_batch_norm(&mut self) -> Result<()> {
         let (g, k) = (self.views.full_graph(), vec![self.node.eval_k; 2]);
-        super::calibrate_norms(&self.encoder.norms, GCN_BN_MOMENTUM, || {
+        calibrate_norms(&self.encoder.norms, GCN_BN_MOMENTUM, || {
             let _ = self
                 .encoder
                 .forward(&self.views.features, None, &g, &k, true);
@@ -403,8 +406,8 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::node::tests::{check_method_learns, toy_dataset};
     use crate::methods::tests::TestConfig;
+    use crate::train::node::tests::{check_method_learns, toy_dataset};
     use tch::Kind;
 
     #[test]

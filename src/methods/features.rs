@@ -2,8 +2,9 @@
 //! base model reads them, scored by the same logistic-regression probe on the same
 //! splits. What the graph adds over the features alone (Veličković et al. 2019, Table 2,
 //! "Raw features").
-use super::{Embeddings, FixedEmbeddings, MethodEntry};
+use super::{Embeddings, MethodEntry};
 use crate::params::{section, Task};
+use crate::train::FixedEmbeddings;
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
@@ -12,7 +13,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "raw node features + the logistic-regression probe (the node-level floor)",
     // The base model's features, splits and probe; nothing to train.
     |req| {
-        let mut p = req.of(&super::node::ENTRY)?;
+        let mut p = req.of(&super::base::ENTRY)?;
         p.epochs = 0;
         Ok(p)
     },
@@ -33,5 +34,5 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 .aliases(&["raw-features"])
 .baseline()
 // The split and probe settings are the base model's.
-.sections(&[section::<super::node::NodeParams>()])
+.sections(&[section::<crate::train::node::NodeParams>()])
 .preset_names(&["code", "paper"]);

@@ -28,7 +28,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};
-use super::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::adaptive_drop_probabilities;
 use crate::data::{CsrMatrix, NodeDataset};
@@ -37,6 +36,7 @@ use crate::graph::DegreeOf;
 use crate::nn::gcn::GcnShape;
 use crate::nn::mlp::Init;
 use crate::params::{bad, check_ratio, section, ParamGuard, Section, Task};
+use crate::train::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 
 /// GCA's own settings (a config's `gca` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -292,8 +292,8 @@ fn feature_probabilities(w: &[Option<f64>], p: f64, threshold: f64) -> Vec<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::node::tests::toy_dataset;
     use crate::methods::tests::TestConfig;
+    use crate::train::node::tests::toy_dataset;
 
     /// The path 0 − 1 − 2 − 3 plus the edge 1 − 3 (degrees 1, 3, 2, 2), as the trainer's
     /// directed edges.
@@ -448,6 +448,6 @@ mod tests {
 
     #[test]
     fn trains_deterministically_and_learns_the_communities() {
-        crate::methods::node::tests::check_trains_and_learns("gca", variant);
+        crate::train::node::tests::check_trains_and_learns("gca", variant);
     }
 }

@@ -14,8 +14,7 @@
 //! view 1, K′ ∈ [0, 7] for view 2); the evaluation encoder is GRACE's own (one plain hop per
 //! layer). docs/ma.md.
 //!
-//! [`NodeModel`]: super::node::NodeModel
-use super::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
+//! [`NodeModel`]: super::base::NodeModel
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::DegreeOf;
@@ -23,6 +22,7 @@ use crate::loss::InfoNceParams;
 use crate::nn::gcn::GcnShape;
 use crate::nn::mlp::Init;
 use crate::params::{section, MethodTable, Task};
+use crate::train::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
@@ -119,10 +119,10 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
 mod tests {
     use super::*;
     use crate::loss::InfoNce;
-    use crate::methods::node::tests::toy_dataset;
-    use crate::methods::node::NodeModel;
+    use crate::methods::base::NodeModel;
     use crate::methods::tests::TestConfig;
     use crate::params::ParamGuard;
+    use crate::train::node::tests::toy_dataset;
     use tch::{Device, Kind, Tensor};
 
     /// GRACE's loss by hand on three nodes: ℓ(i) = −log(e^{θ(u_i,v_i)/τ} /
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn trains_deterministically_and_learns_the_communities() {
-        crate::methods::node::tests::check_trains_and_learns("grace", variant);
+        crate::train::node::tests::check_trains_and_learns("grace", variant);
     }
 
     #[test]

@@ -6,8 +6,7 @@ use tch::Device;
 
 use super::branches;
 use super::optim::Adam;
-use super::{Checked, GraphRunner, MethodParams};
-use super::{GraphData, GraphMethod, Tower};
+use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{self, augment_views, AugParams, Augmentor};
 use crate::error::Result;
@@ -16,6 +15,8 @@ use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::params::{section, MethodTable, Task};
+use crate::train::encoder::Tower;
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 
 pub struct GraphCl {
     pub model: Tower,
@@ -165,7 +166,8 @@ impl GraphMethod for GraphCl {
 mod tests {
 
     use crate::methods::graphcl::*;
-    use crate::methods::tests::{train_toy, TestConfig};
+    use crate::methods::tests::TestConfig;
+    use crate::train::graph::tests::train_toy;
     use tch::Device;
 
     fn config(ma: bool) -> TestConfig {
@@ -218,7 +220,7 @@ mod tests {
     fn concurrent_views_change_no_number() {
         let _g = crate::rng::torch_lock();
         for ma in [false, true] {
-            crate::methods::tests::assert_branch_concurrency_changes_nothing(
+            crate::train::graph::tests::assert_branch_concurrency_changes_nothing(
                 &config(ma),
                 |p| GraphCl::new(p, 1, Device::Cpu).unwrap(),
                 |m| &m.model.encoder.bns,

@@ -15,8 +15,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
-use super::{calibrate_batch_norm, embed_encoder, Checked, GraphRunner, MethodParams};
-use super::{GraphData, GraphMethod};
+use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::Batch;
@@ -26,6 +25,8 @@ use crate::methods::state::StateVisitor;
 use crate::nn::mlp::linear;
 use crate::nn::{GinEncoder, GinStyle, Init};
 use crate::params::{MethodTable, Task};
+use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
@@ -167,7 +168,8 @@ impl GraphMethod for InfoGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::tests::{train_toy, TestConfig};
+    use crate::methods::tests::TestConfig;
+    use crate::train::graph::tests::train_toy;
     use std::f64::consts::LN_2;
 
     fn config(ma: serde_json::Value) -> TestConfig {

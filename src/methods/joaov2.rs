@@ -21,8 +21,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
-use super::{calibrate_batch_norm, embed_encoder, Checked, GraphRunner, MethodParams};
-use super::{GraphData, GraphMethod};
+use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{AttrMask, Augmentor, EdgeDrop, Identity, NodeDrop, Subgraph1Hop};
 use crate::error::Result;
@@ -33,6 +32,8 @@ use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams, Rng};
+use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 use rayon::prelude::*;
 
 /// The pool's size: node dropping, edge dropping, subgraph, attribute masking, identity.
@@ -389,7 +390,8 @@ impl GraphMethod for JoaoV2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::tests::{train_toy, TestConfig};
+    use crate::methods::tests::TestConfig;
+    use crate::train::graph::tests::train_toy;
 
     /// The update by hand. Uniform P, losses (0.5, 0.1, 0.1, 0.1, 0.1), γ = 0.1:
     /// b = 0.2 + loss = (0.7, 0.3, 0.3, 0.3, 0.3); the shift with Σ (b − μ) = 1 is

@@ -21,7 +21,7 @@ use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
 use super::optim::Adam;
-use super::{embed_in_chunks, Checked, GraphData, GraphMethod, GraphRunner, MethodParams};
+use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
@@ -33,6 +33,8 @@ use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
 use crate::nn::Init;
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
+use crate::train::encoder::embed_in_chunks;
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 
 /// MVGRL settings (a config's `mvgrl` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -488,7 +490,8 @@ impl GraphMethod for Mvgrl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::tests::{toy_data, train_toy, TestConfig};
+    use crate::methods::tests::TestConfig;
+    use crate::train::graph::tests::{toy_data, train_toy};
     use std::f64::consts::LN_2;
 
     fn view(num_nodes: usize, edges: &[(u32, u32)]) -> GraphView {

@@ -18,7 +18,7 @@ pub static BUILTIN: &[&MethodEntry] = &[
     &super::infograph::ENTRY,
     &super::joaov2::ENTRY,
     &super::mvgrl::ENTRY,
-    &super::node::ENTRY,
+    &super::base::ENTRY,
     &super::grace::ENTRY,
     &super::gca::ENTRY,
     &super::bgrl::ENTRY,

@@ -9,8 +9,7 @@ use tch::{Device, Tensor};
 
 use super::branches;
 use super::optim::Adam;
-use super::{sorted_vars, GraphData, GraphMethod, Tower};
-use super::{Checked, GraphRunner, MethodParams};
+use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
@@ -19,6 +18,8 @@ use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
 use crate::rng::{self, streams};
+use crate::train::encoder::{sorted_vars, Tower};
+use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 use serde::{Deserialize, Serialize};
 
 /// SimGRACE settings (a config's `simgrace` section).
@@ -290,9 +291,9 @@ mod tests {
 
     use crate::graph::Batch;
     use crate::methods::simgrace::*;
-    use crate::methods::tests::toy_data;
     use crate::methods::tests::TestConfig;
     use crate::rng;
+    use crate::train::graph::tests::toy_data;
     use tch::Device;
     use tch::Kind;
 
@@ -308,7 +309,7 @@ mod tests {
         let _g = crate::rng::torch_lock();
         for ma in [false, true] {
             let o = serde_json::json!({"epochs": 2, "batch_size": 16, "ma": {"enabled": ma}});
-            crate::methods::tests::assert_branch_concurrency_changes_nothing(
+            crate::train::graph::tests::assert_branch_concurrency_changes_nothing(
                 &TestConfig::new("simgrace", "toy", None, 2, o).unwrap(),
                 |p| SimGrace::new(p, 1, Device::Cpu).unwrap(),
                 |m| &m.model.encoder.bns,

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tch::{nn, Kind, Tensor};
 
 use crate::error::{Error, Result};
-use crate::methods::TrainLog;
+use crate::train::TrainLog;
 
 /// Named tensors on the CPU: a method's (and its run's) state at an epoch boundary.
 #[derive(Debug, Default)]

@@ -9,7 +9,8 @@
 //! says where they come from:
 //! - `dataset` (default): one forward pass in training mode over all graphs as one
 //!   batch, unaugmented, no gradient; the estimates become each channel's mean and
-//!   unbiased variance over every node of the dataset ([`super::calibrate_batch_norm`]);
+//!   unbiased variance over every node of the dataset
+//!   ([`crate::train::encoder::calibrate_batch_norm`]);
 //! - `init`: left as initialised (mean 0, variance 1), i.e. batch norm is the identity.
 //!
 //! With MA the encoder is evaluated with MA's evaluation schedule (`ma.eval_k`), so an MA
@@ -18,9 +19,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::registry;
-use super::{Embed, Embeddings, Method, MethodEntry, Preset, PresetRequest, Selection, TrainLog};
+use super::{Embed, Embeddings, Method, MethodEntry, Preset, PresetRequest, Selection};
 use crate::error::Result;
 use crate::params::{bad, section, ParamGuard, Section, Task};
+use crate::train::TrainLog;
 
 /// The `untrained` settings (a config's `untrained` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -188,9 +190,10 @@ impl Method for Untrained<'_> {
 #[cfg(test)]
 mod tests {
     use crate::methods::graphcl::GraphCl;
-    use crate::methods::tests::toy_data;
     use crate::methods::tests::TestConfig;
-    use crate::methods::{GraphMethod, TrainData};
+    use crate::methods::TrainData;
+    use crate::train::graph::tests::toy_data;
+    use crate::train::graph::GraphMethod;
     use tch::{Device, Tensor};
 
     fn config(overrides: serde_json::Value) -> TestConfig {

@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Embeddings, FixedEmbeddings, GraphData, MethodEntry, Preset, PresetRequest};
+use super::{Embeddings, MethodEntry, Preset, PresetRequest};
 use crate::data::wl::{CountFeatures, WlGraph};
 use crate::error::Result;
 use crate::eval::SparseRows;
 use crate::params::{check_size, section, ParamGuard, Section, Task, MAX_DEPTH};
+use crate::train::graph::GraphData;
+use crate::train::FixedEmbeddings;
 
 /// The `wl` settings (a config's `wl` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
