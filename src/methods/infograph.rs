@@ -25,12 +25,11 @@ use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::nn::mlp::linear;
 use crate::nn::{GinEncoder, GinStyle, Init};
-use crate::params::{MethodTable, Task};
+use crate::params::MethodTable;
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "infograph",
-    &[Task::Graph],
+    &magcl_config::methods::infograph::DECL,
     "InfoGraph (Sun et al. 2020): node–graph mutual information (Jensen–Shannon), GIN encoder",
     preset,
     |p, data, device, progress| {

@@ -629,8 +629,7 @@ pub struct NodeRunner {
 
 /// The registry's entry: the node-level base model (MA-GCL with MA on).
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "base",
-    &[Task::Node],
+    &magcl_config::methods::base::DECL,
     "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
     preset,
     |p, data, device, progress| {
@@ -638,7 +637,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         NodeRunner::build(p, ds, device, progress, NodeVariant::base())
     },
 )
-.aliases(&["magcl", "ma-gcl", "node"])
 .sections(&[section::<NodeParams>()])
 .preset_names(&["code", "paper"])
 // The loss compares every node with every other: quadratic in the nodes.
