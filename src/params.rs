@@ -13,13 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// Graph- or node-level task.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[serde(rename_all = "kebab-case")]
-pub enum Task {
-    Graph,
-    Node,
-}
+/// Graph- or node-level task (declared in magcl-config, which the reports read too).
+pub use magcl_config::Level as Task;
 
 /// Size limits: far beyond every published setting (hidden ≤ 512, ≤ 5 layers, ≤ 2000
 /// epochs), and small enough that a typo such as `--hidden 100000000` is refused up front

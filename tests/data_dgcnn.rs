@@ -107,7 +107,7 @@ fn a_constant_tag_is_no_node_label() {
     assert_eq!(dg.graphs[0].edges, vec![(0, 1), (0, 2), (1, 2)]);
     assert_eq!(dg.graphs[1].edges, vec![(0, 1)]);
     // Without labels or attributes the default features are the constant one.
-    let f = graph_features(&dg, "graphcl").unwrap();
+    let f = graph_features(&dg, "auto").unwrap();
     assert_eq!(f.dim, 1);
 }
 
@@ -230,7 +230,7 @@ fn tu_and_dgcnn_copies_give_the_same_dataset() {
             "{name}"
         );
         let spec = if tu.node_label_values.is_empty() {
-            "graphcl"
+            "auto"
         } else {
             "labels"
         };

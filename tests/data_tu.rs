@@ -229,7 +229,7 @@ fn info_json_from_the_binary() {
     assert_eq!(v["feature_dim"], 7);
     assert_eq!(
         v["feature_rule"],
-        "graphcl: labels (from the data: node labels)"
+        "auto: labels (from the data: node labels)"
     );
     // The dataset is now cached: a second run works without the mirror.
     let out = std::process::Command::new(light_magcl::path())
@@ -283,7 +283,7 @@ fn real_features() {
         return;
     }
     let ds = load(test, "MUTAG").unwrap();
-    let f = graph_features(&ds, "graphcl").unwrap();
+    let f = graph_features(&ds, "auto").unwrap();
     assert_eq!(f.dim, 7);
     assert_eq!(f.x.len(), 188);
     for (g, x) in ds.graphs.iter().zip(&f.x) {
@@ -292,7 +292,7 @@ fn real_features() {
             assert_eq!(row.iter().sum::<f32>(), 1.0);
         }
     }
-    assert_eq!(graph_features(&ds, "adgcl").unwrap().dim, 1);
+    assert_eq!(graph_features(&ds, "constant").unwrap().dim, 1);
     let p = load(test, "PROTEINS").unwrap();
     let f = graph_features(&p, "labels+attributes").unwrap();
     assert_eq!(f.dim, 4);
@@ -335,10 +335,14 @@ fn copies_of_a_set_under_any_name_get_its_features() {
     let copies = tempfile::tempdir().unwrap();
     for (name, graphcl_kind, graphcl_dim) in sets {
         let named = load_graph_dataset(name, &cfg).unwrap();
-        assert_eq!(resolve(&named, "graphcl").unwrap(), graphcl_kind, "{name}");
+        assert_eq!(
+            resolve(&named, magcl_config::registry::feature_spec("graphcl")).unwrap(),
+            graphcl_kind,
+            "{name}"
+        );
         assert_eq!(resolve(&named, "auto").unwrap(), graphcl_kind, "{name}");
         assert_eq!(
-            resolve(&named, "adgcl").unwrap(),
+            resolve(&named, magcl_config::registry::feature_spec("adgcl")).unwrap(),
             FeatureKind::Constant,
             "{name}"
         );
@@ -368,7 +372,7 @@ fn copies_of_a_set_under_any_name_get_its_features() {
             let spec = format!("tu:{}", dir.display());
             let user = load_graph_dataset(&spec, &cfg).unwrap();
             assert_eq!(user.name, copy);
-            for features in ["graphcl", "adgcl", "auto", "labels+attributes", "degree"] {
+            for features in ["constant", "auto", "labels+attributes", "degree"] {
                 if features == "labels+attributes" && name != "PROTEINS" {
                     continue;
                 }

@@ -229,7 +229,7 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
         assert_eq!(
             v["feature_rule"].as_str().unwrap(),
             format!(
-                "graphcl: {rule} (from the data: {})",
+                "auto: {rule} (from the data: {})",
                 match (shape.node_labels > 0, shape.attr_dim > 0) {
                     (true, true) => "node labels and attributes; labels+attributes takes both",
                     (true, false) => "node labels",

@@ -2,7 +2,10 @@
 //! graph-level variant (both views augmented, symmetric loss) with a hyper-parameter of its
 //! own (`two_views.strength`, which scales every augmentation ratio), its own preset and
 //! cost hint, registers it (the one line), and runs it by name like a built-in: from a
-//! run spec with an override of its own setting, and from a sweep that grids over it.
+//! run spec with an override of its own setting, and from a sweep that grids over it. Its
+//! declaration (display name, floor, feature rule) is all the reports need: its rows are
+//! shown under its display name and compared with its untrained encoder and the graph
+//! floors, with no line about it anywhere else.
 use magcl::augment::{self, augment_views, AugParams, Augmentor};
 use magcl::experiment::sweep::Sweep;
 use magcl::experiment::{run, RunConfig, RunOptions, RunSpec};
@@ -15,6 +18,8 @@ use magcl::params::{bad, section, Checked, ParamGuard, Section, Task};
 use magcl::train::encoder::Tower;
 use magcl::train::graph::{GraphData, GraphMethod, GraphRunner};
 use magcl::Result;
+use magcl_config::MethodDecl;
+use magcl_report::results::ResultRow;
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
@@ -100,14 +105,21 @@ impl GraphMethod for TwoViews {
     }
 }
 
+/// Everything about the method that is not tensor code: how reports show it, its level,
+/// that it is a method (so its floors are its untrained encoder and WL / the degree
+/// histogram), and the node features it is fed (the one-hot degree).
+static TWO_VIEWS_DECL: MethodDecl = MethodDecl::new("two-views", "Two views", &[Task::Graph])
+    .features("degree:4", "degree:4")
+    .colour((0, 0, 0));
+
 static TWO_VIEWS: MethodEntry = MethodEntry::new(
-    "two-views",
-    &[Task::Graph],
+    &TWO_VIEWS_DECL,
     "a GRACE-style graph-level variant: two augmented views, symmetric loss",
-    // Its preset: GraphCL's, 10 epochs, its own section at strength 1.
+    // Its preset: GraphCL's, 10 epochs, its own features and section at strength 1.
     |req| {
         let mut p: Preset = req.of(registry::find("graphcl")?)?;
         p.epochs = 10;
+        p.features = TWO_VIEWS.features_written().into();
         p.sections.set(&TwoViewsParams { strength: 1.0 })?;
         Ok(p)
     },
@@ -144,6 +156,7 @@ fn a_registered_method_runs_by_name_like_a_built_in() {
     assert_eq!(cfg.method.as_str(), "two-views");
     assert_eq!(cfg.task, Task::Graph);
     assert_eq!(cfg.epochs, 10, "its own preset");
+    assert_eq!(cfg.features, "degree:4", "its declared features");
     let own = cfg.sections.get::<TwoViewsParams>().unwrap().unwrap();
     assert_eq!(own.strength, 0.5);
     // The config names the method, holds its section and reads back as the same config.
@@ -203,4 +216,59 @@ two_views.strength = [0.5, 2.0]
     assert!(out.epoch_losses.iter().all(|l| l.is_finite()));
     // The synthetic set's two classes are separable: a trained encoder is far above chance.
     assert!(out.accuracy > 75.0, "accuracy {}", out.accuracy);
+
+    // The reports know it through its declaration alone.
+    assert_eq!(magcl_report::format::method_name("two-views"), "Two views");
+    assert_eq!(
+        magcl_report::format::method_name("untrained-two-views"),
+        "Two views, untrained"
+    );
+    assert!(!magcl_report::floor::is_baseline("two-views"));
+    assert_eq!(
+        magcl_report::floor::untrained_of("two-views").as_deref(),
+        Some("untrained-two-views")
+    );
+    let row = |method: &str, seed: u64, accuracy: f64| ResultRow {
+        dataset: "synthetic".into(),
+        method: method.into(),
+        ma: "none".into(),
+        variant: String::new(),
+        seed,
+        evaluator: "svc-rbf".into(),
+        config_hash: format!("{method}{seed}"),
+        accuracy,
+        accuracy_std_folds: None,
+        nmi: None,
+        selected_epoch: None,
+        epochs: 5,
+        train_seconds: 1.0,
+        eval_seconds: 1.0,
+        peak_memory_mb: 1.0,
+        device: "cpu".into(),
+        threads: 1,
+        git_commit: "0".into(),
+        magcl_version: "0".into(),
+        config: "{}".into(),
+        warnings: String::new(),
+    };
+    let mut rows = Vec::new();
+    for seed in 0..5 {
+        rows.push(row("two-views", seed, 90.0 + seed as f64));
+        rows.push(row("untrained-two-views", seed, 80.0 + seed as f64 * 0.5));
+        rows.push(row("wl", seed, 85.0));
+    }
+    let report = magcl_report::Report::build(rows, magcl_report::Metric::Accuracy).unwrap();
+    let md = magcl_report::render::markdown(&report);
+    assert!(md.contains("Two views"), "{md}");
+    // Against its untrained encoder (paired) and WL (the declared graph floor).
+    let floors: Vec<(&str, &str)> = report
+        .floor
+        .iter()
+        .filter(|l| l.key.method == "two-views")
+        .map(|l| (l.kind.as_str(), l.floor_method.as_str()))
+        .collect();
+    assert_eq!(
+        floors,
+        [("untrained", "untrained-two-views"), ("classical", "wl")]
+    );
 }

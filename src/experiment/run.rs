@@ -294,7 +294,9 @@ fn graph_data_traced(
         true => data::source::load_graph_dataset_traced(&cfg.dataset, data_cfg)?,
         false => (data::load_graph_dataset(&cfg.dataset, data_cfg)?, None),
     };
-    let feats = data::features::graph_features(&ds, &cfg.features)?;
+    // A method's config word (`graphcl`) stands for the rule it declares (`auto`).
+    let spec = magcl_config::registry::feature_spec(&cfg.features);
+    let feats = data::features::graph_features(&ds, spec)?;
     let labels = ds.labels();
     let views = ds
         .graphs

@@ -172,8 +172,7 @@ pub struct AdGcl {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "adgcl",
-    &[Task::Graph],
+    &magcl_config::methods::adgcl::DECL,
     "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
     preset,
     |p, data, device, progress| {
@@ -186,7 +185,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         )))
     },
 )
-.aliases(&["ad-gcl"])
 .sections(&[section::<AdgclParams>()])
 .cost(|p, size| 5.0e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges))
 .normalise(|p| {
@@ -241,7 +239,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         batch_size: 32,
         hidden: 32,
         layers: 5,
-        features: "adgcl".into(),
+        features: ENTRY.features_written().into(),
         evaluator: "linear-svc".into(),
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(true),

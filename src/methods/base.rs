@@ -22,7 +22,7 @@ use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
 use crate::nn::gcn::{GcnEncoder, GcnShape, NodeProjector};
 use crate::nn::mlp::Init;
-use crate::params::{section, MethodTable, Task};
+use crate::params::{section, MethodTable};
 use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs, EpochStep, NodeParams, NodePreset, NodeRunner,
     NodeVariant, NodeViews,
@@ -190,8 +190,7 @@ impl Embed for NodeModel {
 
 /// The registry's entry: the node-level base model (MA-GCL with MA on).
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "base",
-    &[Task::Node],
+    &magcl_config::methods::base::DECL,
     "the MA-GCL paper's node-level base model (MA-GCL with MA on)",
     preset,
     |p, data, device, progress| {
@@ -199,7 +198,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         NodeRunner::build(p, ds, device, progress, variant())
     },
 )
-.aliases(&["magcl", "ma-gcl", "node"])
 .sections(&[section::<NodeParams>()])
 .preset_names(&["code", "paper"])
 // The loss compares every node with every other: quadratic in the nodes.

@@ -33,9 +33,7 @@ use crate::loss::{bootstrap_loss, InfoNceParams};
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM};
 use crate::nn::mlp::{linear, Init};
-use crate::params::{
-    bad, check_ratio, section, MethodTable, ParamGuard, Section, Task, MAX_EPOCHS,
-};
+use crate::params::{bad, check_ratio, section, MethodTable, ParamGuard, Section, MAX_EPOCHS};
 use crate::train::encoder::calibrate_norms;
 use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant,
@@ -73,8 +71,7 @@ impl ParamGuard for BgrlParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "bgrl",
-    &[Task::Node],
+    &magcl_config::methods::bgrl::DECL,
     "BGRL (Thakoor et al. 2022): online/target encoders, a predictor, no negatives",
     preset,
     |p, data, device, progress| {
@@ -517,7 +514,7 @@ mod tests {
         let over = serde_json::Map::new();
         let req = |d| PresetRequest {
             dataset: d,
-            task: Some(Task::Node),
+            task: Some(crate::params::Task::Node),
             name: None,
             overrides: &over,
         };

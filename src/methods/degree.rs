@@ -4,12 +4,10 @@
 //! ([`crate::data::wl::degree_histogram`]).
 use super::wl::{count_baseline, kernel_preset};
 use super::MethodEntry;
-use crate::params::Task;
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "degree",
-    &[Task::Graph],
+    &magcl_config::methods::degree::DECL,
     "node-label and degree histograms + the SVM (the trivial graph-level floor)",
     kernel_preset,
     |_p, data, _device, _progress| {
@@ -19,6 +17,4 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
             crate::data::wl::degree_histogram,
         )?))
     },
-)
-.aliases(&["degree-histogram"])
-.baseline();
+);

@@ -3,13 +3,12 @@
 //! splits. What the graph adds over the features alone (Veličković et al. 2019, Table 2,
 //! "Raw features").
 use super::{Embeddings, MethodEntry};
-use crate::params::{section, Task};
+use crate::params::section;
 use crate::train::FixedEmbeddings;
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "features",
-    &[Task::Node],
+    &magcl_config::methods::features::DECL,
     "raw node features + the logistic-regression probe (the node-level floor)",
     // The base model's features, splits and probe; nothing to train.
     |req| {
@@ -31,8 +30,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         ))))
     },
 )
-.aliases(&["raw-features"])
-.baseline()
 // The split and probe settings are the base model's.
 .sections(&[section::<crate::train::node::NodeParams>()])
 .preset_names(&["code", "paper"]);

@@ -35,7 +35,7 @@ use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::nn::gcn::GcnShape;
 use crate::nn::mlp::Init;
-use crate::params::{bad, check_ratio, section, ParamGuard, Section, Task};
+use crate::params::{bad, check_ratio, section, ParamGuard, Section};
 use crate::train::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 
 /// GCA's own settings (a config's `gca` section).
@@ -83,8 +83,7 @@ impl ParamGuard for GcaParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "gca",
-    &[Task::Node],
+    &magcl_config::methods::gca::DECL,
     "GCA (Zhu et al. 2021): GRACE with centrality-adaptive edge and feature dropping",
     preset,
     |p, data, device, progress| {

@@ -21,13 +21,12 @@ use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
 use crate::nn::gcn::GcnShape;
 use crate::nn::mlp::Init;
-use crate::params::{section, MethodTable, Task};
+use crate::params::{section, MethodTable};
 use crate::train::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "grace",
-    &[Task::Node],
+    &magcl_config::methods::grace::DECL,
     "GRACE (Zhu et al. 2020): two-view node contrast, inter- and intra-view negatives",
     preset,
     |p, data, device, progress| {
@@ -200,7 +199,7 @@ mod tests {
         let over = serde_json::Map::new();
         let req = |d| PresetRequest {
             dataset: d,
-            task: Some(Task::Node),
+            task: Some(crate::params::Task::Node),
             name: None,
             overrides: &over,
         };

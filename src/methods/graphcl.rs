@@ -31,8 +31,7 @@ pub struct GraphCl {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "graphcl",
-    &[Task::Graph],
+    &magcl_config::methods::graphcl::DECL,
     "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
     preset,
     |p, data, device, progress| {
@@ -67,7 +66,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         batch_size: 128,
         hidden: 32,
         layers: 3,
-        features: "graphcl".into(),
+        features: ENTRY.features_written().into(),
         evaluator: "svc-rbf".into(),
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(false),

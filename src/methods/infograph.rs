@@ -24,14 +24,13 @@ use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::nn::mlp::linear;
 use crate::nn::{GinEncoder, GinStyle, Init};
-use crate::params::{MethodTable, Task};
+use crate::params::MethodTable;
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "infograph",
-    &[Task::Graph],
+    &magcl_config::methods::infograph::DECL,
     "InfoGraph (Sun et al. 2020): node–graph mutual information (Jensen–Shannon), GIN encoder",
     preset,
     |p, data, device, progress| {

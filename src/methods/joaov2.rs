@@ -30,7 +30,7 @@ use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
-use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
+use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams, Rng};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
@@ -83,8 +83,7 @@ impl ParamGuard for JoaoParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "joaov2",
-    &[Task::Graph],
+    &magcl_config::methods::joaov2::DECL,
     "JOAOv2 (You et al. 2021): GraphCL with min-max augmentation selection and a projection head per augmentation",
     preset,
     |p, data, device, progress| {

@@ -25,6 +25,7 @@ use crate::params::Task;
 use crate::params::{bad, Checked, MethodTable, ParamGuard, SectionSpec};
 use crate::train::graph::{GraphData, Pretrain};
 use crate::train::{TrainLog, TrainParams};
+use magcl_config::MethodDecl;
 use state::{Resume, StateVisitor};
 pub mod adgcl;
 pub mod base;
@@ -71,19 +72,23 @@ pub type NormaliseFn = fn(&mut Preset);
 /// its sections are allowed in the configuration too.
 pub type WrapsFn = fn(&MethodTable) -> Result<Option<&'static MethodEntry>>;
 
-/// One method: names, levels, its own settings (sections, presets, cost hint, checks) and
-/// its constructor. Built with [`MethodEntry::new`] and the setters after it, in a
-/// `static` beside the method; one line of [`registry::BUILTIN`] lists it.
+/// One method: its declaration (name, aliases, levels, floor, display name, features:
+/// magcl-config's [`MethodDecl`], which the reports read too), its own settings (sections,
+/// presets, cost hint, checks) and its constructor. Built with [`MethodEntry::new`] and
+/// the setters after it, in a `static` beside the method; one line of
+/// [`registry::BUILTIN`] lists it.
 pub struct MethodEntry {
-    /// The name configs and result rows use.
+    /// Everything about the method that is not tensor code.
+    pub decl: &'static MethodDecl,
+    /// The name configs and result rows use (the declaration's).
     pub name: &'static str,
-    /// Other accepted spellings (matched case-insensitively, like the name).
+    /// Other accepted spellings (the declaration's; matched case-insensitively).
     pub aliases: &'static [&'static str],
-    /// The levels it runs at (the `untrained` baseline runs at both).
+    /// The levels it runs at (the declaration's; the `untrained` baseline runs at both).
     pub tasks: &'static [Task],
     /// A floor (untrained encoder, graph kernel, raw features) rather than a method that
-    /// learns: it cannot be the encoder of `untrained`, it makes no gradient step, and MA
-    /// does not apply to it unless it has an encoder.
+    /// learns, as declared: it cannot be the encoder of `untrained`, it makes no gradient
+    /// step, and MA does not apply to it unless it has an encoder.
     pub baseline: bool,
     /// One line for `--help` and error messages.
     pub about: &'static str,
@@ -103,20 +108,20 @@ pub struct MethodEntry {
 }
 
 impl MethodEntry {
-    /// An entry with no sections of its own, the generic cost hint (per node and edge per
-    /// epoch), its name as row label, no extra checks.
+    /// The entry of the method `decl` declares, with no sections of its own, the generic
+    /// cost hint (per node and edge per epoch), its name as row label, no extra checks.
     pub const fn new(
-        name: &'static str,
-        tasks: &'static [Task],
+        decl: &'static MethodDecl,
         about: &'static str,
         preset: PresetFn,
         build: BuildFn,
     ) -> MethodEntry {
         MethodEntry {
-            name,
-            aliases: &[],
-            tasks,
-            baseline: false,
+            decl,
+            name: decl.name,
+            aliases: decl.aliases,
+            tasks: decl.levels,
+            baseline: decl.is_floor(),
             about,
             sections: &[],
             preset,
@@ -129,14 +134,10 @@ impl MethodEntry {
             build,
         }
     }
-    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
-        self.aliases = aliases;
-        self
-    }
-    /// Marks a floor ([`Self::baseline`]).
-    pub const fn baseline(mut self) -> Self {
-        self.baseline = true;
-        self
+    /// The features its configs write (its declared rule's word, kept since hash
+    /// version 1), or `auto` for a method that declares none.
+    pub fn features_written(&self) -> &'static str {
+        self.decl.features.map_or("auto", |f| f.written)
     }
     pub const fn sections(mut self, sections: &'static [SectionSpec]) -> Self {
         self.sections = sections;

@@ -32,7 +32,7 @@ use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
 use crate::nn::Init;
-use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
+use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::train::encoder::embed_in_chunks;
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 
@@ -74,8 +74,7 @@ impl ParamGuard for MvgrlParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "mvgrl",
-    &[Task::Graph],
+    &magcl_config::methods::mvgrl::DECL,
     "MVGRL (Hassani & Khasahmadi 2020): adjacency and PPR-diffusion views, local-global \
      Jensen-Shannon across views, GCN encoders",
     preset,
@@ -127,7 +126,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.layers = 4;
     p.hidden = 512;
     p.evaluator = "linear-svc".into();
-    p.features = "mvgrl".into();
+    p.features = ENTRY.features_written().into();
     p.sections = MethodTable::default();
     p.sections.set(&MvgrlParams {
         alpha: 0.2,

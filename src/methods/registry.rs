@@ -44,6 +44,8 @@ pub fn register(entry: &'static MethodEntry) -> Result<()> {
         .write()
         .map_err(|_| Error::Config("the method registry is unusable".into()))?
         .push(entry);
+    // The reports find it by its declaration.
+    magcl_config::registry::register(entry.decl);
     Ok(())
 }
 
@@ -92,22 +94,25 @@ pub fn default_for(task: crate::params::Task) -> Result<&'static MethodEntry> {
 
 #[cfg(test)]
 mod tests {
-    /// Reports name methods through `magcl_report::format`'s table; a built-in method
-    /// without a line there would appear under its registry name (`joaov2`) in every table.
+    /// Reports name, order and pair methods through magcl-config's declarations: every
+    /// built-in method's declaration is listed there, and every declaration has a method.
     #[test]
-    fn every_builtin_method_has_a_report_name() {
+    fn the_methods_and_the_declarations_are_the_same_list() {
+        let mut methods: Vec<&str> = super::BUILTIN.iter().map(|e| e.name).collect();
+        let mut declared: Vec<&str> = magcl_config::registry::BUILTIN
+            .iter()
+            .map(|d| d.name)
+            .collect();
         for e in super::BUILTIN {
-            if e.name == "untrained" {
-                // Its rows are labelled `untrained-<method>`, named from that method.
-                continue;
-            }
-            let shown = magcl_report::format::method_name(e.name);
-            assert_ne!(
-                shown, e.name,
-                "{}: add its display name to display() in crates/magcl-report/src/format.rs",
+            assert!(
+                magcl_config::registry::BUILTIN.contains(&e.decl),
+                "{}: list its declaration in crates/magcl-config/src/registry.rs",
                 e.name
             );
         }
+        methods.sort();
+        declared.sort();
+        assert_eq!(methods, declared);
         assert_eq!(
             magcl_report::format::method_name("untrained-mvgrl"),
             "MVGRL, untrained"

@@ -16,7 +16,7 @@ use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::methods::state::StateVisitor;
-use crate::params::{bad, section, MethodTable, ParamGuard, Section, Task};
+use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams};
 use crate::train::encoder::{sorted_vars, Tower};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
@@ -112,8 +112,7 @@ fn perturb_from_stream(p: &Tensor, out: &mut Tensor, eta: f64, seed: u64, keys: 
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "simgrace",
-    &[Task::Graph],
+    &magcl_config::methods::simgrace::DECL,
     "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
     preset,
     |p, data, device, progress| {

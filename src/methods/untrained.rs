@@ -78,8 +78,7 @@ impl ParamGuard for UntrainedParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "untrained",
-    &[Task::Graph, Task::Node],
+    &magcl_config::methods::untrained::DECL,
     "a method's encoder at its seeded initialisation, no training (the floor; \
      untrained.of names the method, graphcl or base by default)",
     preset,
@@ -92,8 +91,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         }))
     },
 )
-.aliases(&["random-init"])
-.baseline()
 .sections(&[section::<UntrainedParams>()])
 // The encoder's method: its sections belong in the configuration too.
 .wraps(|table| match table.get::<UntrainedParams>()? {

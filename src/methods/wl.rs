@@ -16,7 +16,7 @@ use super::{Embeddings, MethodEntry, Preset, PresetRequest};
 use crate::data::wl::{CountFeatures, WlGraph};
 use crate::error::Result;
 use crate::eval::SparseRows;
-use crate::params::{check_size, section, ParamGuard, Section, Task, MAX_DEPTH};
+use crate::params::{check_size, section, ParamGuard, Section, MAX_DEPTH};
 use crate::train::graph::GraphData;
 use crate::train::FixedEmbeddings;
 
@@ -46,8 +46,7 @@ impl ParamGuard for WlParams {
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(
-    "wl",
-    &[Task::Graph],
+    &magcl_config::methods::wl::DECL,
     "Weisfeiler-Lehman subtree features + the SVM (a classical graph-kernel floor)",
     |req| {
         let mut p = kernel_preset(req)?;
@@ -62,8 +61,6 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         })?))
     },
 )
-.aliases(&["wl-subtree", "weisfeiler-lehman"])
-.baseline()
 .sections(&[section::<WlParams>()]);
 
 /// The graph-kernel floors' settings: GraphCL's features and SVM, nothing to train.

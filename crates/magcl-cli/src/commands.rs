@@ -233,6 +233,21 @@ mod tests {
         Datasets,
     }
 
+    /// `magcl train --help` shows every declared method (and row label) with an example,
+    /// so a new method's declaration without its line here fails.
+    #[test]
+    fn train_help_shows_every_declared_method() {
+        for d in magcl_config::registry::BUILTIN {
+            let names = std::iter::once(d.name).chain(d.labels.iter().map(|l| l.label));
+            for name in names {
+                assert!(
+                    TRAIN.contains(&format!("--method {name} ")),
+                    "magcl train --help has no example of --method {name}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_parser_takes_names_order_and_text_from_the_table() {
         let cli = parser::<Some2>();

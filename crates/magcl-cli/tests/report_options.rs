@@ -179,7 +179,7 @@ fn plot_draws_pretraining_sizes_when_rows_hold_subsets() {
     // A method no table names: found by its rows and `untrained-<method>` alone.
     let method = "toy";
     let untrained = magcl_report::floor::untrained_of(method).unwrap();
-    let wl = magcl_report::floor::GRAPH_CLASSICAL[0];
+    let wl = magcl_report::floor::classical_names(false)[0];
     let mut rows = Vec::new();
     for s in 0..5u64 {
         let x = s as f64 * 0.5;

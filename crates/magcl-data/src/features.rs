@@ -9,9 +9,13 @@
 //! | `degree` / `degree:N` | N + 1 | one-hot degree; degrees >= N share the last column ([`DEFAULT_DEGREE_CAP`] = 64) |
 //! | `labels+degree` / `labels+degree:N` | labels + N + 1 | one-hot node labels, then one-hot degree as `degree:N` |
 //! | `auto` | from the data | one-hot node labels where the dataset has them, else its node attributes, else `constant` |
-//! | `graphcl` | preset: `auto` | the preset of GraphCL and SimGRACE: on every set they were published on, `auto` is what their code feeds the encoder (one-hot node labels: PyG's TU loader leaves attributes out unless asked; x = 1 on the social sets, which have no labels) |
-//! | `adgcl` | preset: `constant` | the AD-GCL code gives every node of every TU set the feature 1 |
-//! | `mvgrl` | preset | what MVGRL's graph-level code builds: the node attributes where the set has them (PROTEINS: its one attribute), else one-hot labels beside a one-hot degree, else the one-hot degree; the degree's columns run to the set's largest degree (`labels+degree:D` / `degree:D`, D = largest degree) |
+//! | `attributes-else-degree` | from the data | node attributes where the set has them (PROTEINS: its one attribute), else one-hot labels beside a one-hot degree, else the one-hot degree; the degree's columns run to the set's largest degree (`labels+degree:D` / `degree:D`, D = largest degree) |
+//!
+//! A method declares the rule it feeds its encoder (magcl-config's method declarations):
+//! GraphCL, SimGRACE, InfoGraph, JOAOv2 and the graph floors `auto` (what their code does on
+//! every set they were published on: one-hot node labels, since PyG's TU loader leaves
+//! attributes out unless asked; x = 1 on the social sets), AD-GCL `constant` (its code gives
+//! every node the feature 1), MVGRL `attributes-else-degree` (its graph-level code).
 //!
 //! No rule looks at the dataset's name: the same files give the same features whatever
 //! they are called, so a copy of MUTAG's, PROTEINS' or IMDB-BINARY's files in
@@ -60,7 +64,7 @@ impl std::fmt::Display for FeatureKind {
 }
 
 const SPEC_HELP: &str =
-    "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, labels+degree, labels+degree:N, graphcl, adgcl, mvgrl";
+    "expected one of auto, labels, attributes, labels+attributes, constant, degree, degree:N, labels+degree, labels+degree:N, attributes-else-degree";
 
 /// What the data offers: `auto`'s choice. Labels win over attributes because that is
 /// what the GCL references use by default; both together only when asked.
@@ -73,7 +77,7 @@ fn from_data(ds: &GraphDataset) -> FeatureKind {
     }
 }
 
-/// MVGRL's choice (its `graph/dataset.py`): attributes, else labels + degree, else degree,
+/// `attributes-else-degree`, MVGRL's choice (its `graph/dataset.py`): attributes, else labels + degree, else degree,
 /// the degree one-hot as wide as the set's largest degree needs.
 fn mvgrl_kind(ds: &GraphDataset) -> FeatureKind {
     let cap = ds
@@ -98,12 +102,12 @@ fn contents(ds: &GraphDataset) -> (bool, bool) {
 }
 
 /// A spec resolved for one dataset: the kind, and in words why (`datasets info`'s
-/// `feature_rule`, e.g. "graphcl: labels (from the data: node labels)").
+/// `feature_rule`, e.g. "auto: labels (from the data: node labels)").
 pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
     let kind = resolve(ds, spec)?;
     let s = spec.trim().to_ascii_lowercase();
     let why = match s.as_str() {
-        "graphcl" | "auto" => {
+        "auto" => {
             let has = match contents(ds) {
                 (true, true) => "node labels and attributes; labels+attributes takes both",
                 (true, false) => "node labels",
@@ -112,10 +116,9 @@ pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
             };
             format!("{s}: {kind} (from the data: {has})")
         }
-        "adgcl" => format!("{s}: {kind} (the AD-GCL code gives every node the feature 1)"),
-        "mvgrl" => format!(
-            "{s}: {kind} (MVGRL's code: node attributes where the set has them, else labels \
-             beside a one-hot degree up to the largest degree, else that degree)"
+        "attributes-else-degree" => format!(
+            "{s}: {kind} (node attributes where the set has them, else labels beside a one-hot \
+             degree up to the largest degree, else that degree)"
         ),
         _ => format!("{kind} (chosen explicitly)"),
     };
@@ -133,9 +136,8 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
         "degree" => FeatureKind::Degree {
             cap: DEFAULT_DEGREE_CAP,
         },
-        "auto" | "graphcl" => from_data(ds),
-        "adgcl" => FeatureKind::Constant,
-        "mvgrl" => mvgrl_kind(ds),
+        "auto" => from_data(ds),
+        "attributes-else-degree" => mvgrl_kind(ds),
         "labels+degree" => FeatureKind::LabelsAndDegree {
             cap: DEFAULT_DEGREE_CAP,
         },
@@ -346,19 +348,27 @@ mod tests {
             feature_dim(&d, "labels+degree").unwrap(),
             2 + DEFAULT_DEGREE_CAP + 1
         );
-        assert_eq!(resolve(&d, "mvgrl").unwrap(), FeatureKind::Attributes);
+        assert_eq!(
+            resolve(&d, "attributes-else-degree").unwrap(),
+            FeatureKind::Attributes
+        );
         let mut no_attrs = ds();
         no_attrs.node_attr_dim = 0;
         no_attrs.graphs[0].node_attributes = None;
         assert_eq!(
-            resolve(&no_attrs, "mvgrl").unwrap(),
+            resolve(&no_attrs, "attributes-else-degree").unwrap(),
             FeatureKind::LabelsAndDegree { cap: 2 }
         );
-        assert_eq!(graph_features(&no_attrs, "mvgrl").unwrap().x[0], want);
+        assert_eq!(
+            graph_features(&no_attrs, "attributes-else-degree")
+                .unwrap()
+                .x[0],
+            want
+        );
         let mut bare = no_attrs.clone();
         bare.graphs[0].node_labels = None;
         assert_eq!(
-            resolve(&bare, "mvgrl").unwrap(),
+            resolve(&bare, "attributes-else-degree").unwrap(),
             FeatureKind::Degree { cap: 2 }
         );
         let e = resolve(&bare, "labels+degree").unwrap_err().to_string();
@@ -426,7 +436,7 @@ mod tests {
                     graph_features(&d, spec).unwrap(),
                 )
             };
-            for spec in ["auto", "graphcl", "adgcl"] {
+            for spec in ["auto", "constant", "attributes-else-degree"] {
                 let mutag = by_name("MUTAG", spec);
                 assert_eq!(
                     by_name("IMDB-BINARY", spec),
@@ -435,8 +445,6 @@ mod tests {
                 );
                 assert_eq!(by_name("MYSET", spec), mutag, "{spec} {labels} {attrs}");
             }
-            assert_eq!(by_name("X", "graphcl").0, by_name("X", "auto").0);
-            assert_eq!(by_name("X", "adgcl").0, FeatureKind::Constant);
         }
     }
 
@@ -445,13 +453,17 @@ mod tests {
         let d = ds();
         let rule = |spec| explain(&d, spec).unwrap().1;
         assert_eq!(
-            rule("graphcl"),
-            "graphcl: labels (from the data: node labels and attributes; labels+attributes takes both)"
+            rule("auto"),
+            "auto: labels (from the data: node labels and attributes; labels+attributes takes both)"
         );
         assert_eq!(
-            rule("adgcl"),
-            "adgcl: constant (the AD-GCL code gives every node the feature 1)"
+            rule("attributes-else-degree"),
+            "attributes-else-degree: attributes (node attributes where the set has them, else \
+             labels beside a one-hot degree up to the largest degree, else that degree)"
         );
+        // Method names are not feature specs: a method's config word is mapped to its
+        // rule before the data layer sees it (magcl-config's registry).
+        assert!(resolve(&d, "graphcl").is_err());
         assert_eq!(rule("degree:3"), "degree:3 (chosen explicitly)");
     }
 

@@ -21,8 +21,8 @@ pub struct GraphStats {
     pub avg_edges: f64,
     /// Feature width under the default `graphcl` features.
     pub feature_dim: usize,
-    /// How the `graphcl` features were chosen, e.g. "graphcl: labels (from the data: node
-    /// labels)" or "graphcl: constant (from the data: neither node labels nor attributes)".
+    /// How the `auto` features were chosen, e.g. "auto: labels (from the data: node
+    /// labels)" or "auto: constant (from the data: neither node labels nor attributes)".
     pub feature_rule: String,
     /// Graphs per class index (classes in ascending order of their original label).
     pub class_counts: Vec<usize>,
@@ -61,7 +61,7 @@ pub struct NodeStats {
 }
 
 pub fn graph_stats(ds: &GraphDataset) -> Result<GraphStats> {
-    let (kind, feature_rule) = explain(ds, "graphcl")?;
+    let (kind, feature_rule) = explain(ds, "auto")?;
     let graphs = ds.graphs.len();
     let nodes = ds.num_nodes();
     let edges = ds.num_edges();

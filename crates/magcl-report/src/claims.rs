@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::floor::{FloorKind, FloorLine};
+use super::floor::{self, FloorKind, FloorLine};
 use super::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 use super::{inference, Comparison, GroupKey, HolmScope, Metric, Report};
 use crate::error::{Error, Result};
@@ -202,8 +202,8 @@ impl Claim {
     /// Whether comparison `c` (of a report on `metric`) tests this claim.
     pub fn matches(&self, c: &Comparison, metric: Metric) -> bool {
         let k = &c.key;
-        let method_ok =
-            k.method == self.method || (self.method == "base" && k.method.starts_with("base:"));
+        let method_ok = k.method == self.method
+            || (floor::keyed_by_preset(&self.method) && floor::family(&k.method) == self.method);
         let ma_ok = match self.ma.as_str() {
             "*" => k.ma != "none",
             m => match m.strip_suffix('*') {

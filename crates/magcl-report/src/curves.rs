@@ -22,8 +22,8 @@
 //!   (the report's [`crate::stats`]). Points of one curve are not paired: epoch counts
 //!   may have different seeds.
 //! - **Floor bands**, per dataset (and split) with curves: the classical floors
-//!   ([`floor::GRAPH_CLASSICAL`] at graph level — WL, then the degree histogram —,
-//!   [`floor::NODE_CLASSICAL`] at node level) without MA, found as the floor lines find
+//!   ([`floor::classical_names`]: WL, then the degree histogram, at graph level,
+//!   raw features at node level) without MA, found as the floor lines find
 //!   them (same evaluator as the dataset's first curve where run with it, no variant
 //!   preferred); a band is the 95% t-interval of the floor's mean.
 use std::collections::{BTreeMap, HashMap};
@@ -190,12 +190,7 @@ pub fn build(groups: &[Group], epochs: &HashMap<GroupKey, usize>) -> Curves {
             .find(|x| x.key.dataset == dataset && x.key.split == split)
             .map(|x| x.key.clone())
             .expect("a panel has a curve");
-        let names = if is_node(&first) {
-            floor::NODE_CLASSICAL
-        } else {
-            floor::GRAPH_CLASSICAL
-        };
-        for name in names {
+        for name in floor::classical_names(is_node(&first)) {
             if let Some(f) = floor::find_classical(groups, &first, name) {
                 c.bands.push(FloorBand {
                     dataset: dataset.clone(),
@@ -241,14 +236,11 @@ fn untrained_under<'a>(by_key: &HashMap<&GroupKey, &'a Group>, k: &GroupKey) -> 
     None
 }
 
-/// The floor's name in the plot's legend and the table.
+/// The floor's name in the plot's legend and the table: its declared display name.
 pub fn band_label(method: &str) -> String {
-    match method {
-        "wl" => "WL subtree kernel".into(),
-        "degree" => "Degree histogram".into(),
-        "features" => "Raw features".into(),
-        other => other.into(),
-    }
+    magcl_config::registry::row_method(method)
+        .display()
+        .map_or_else(|| method.to_string(), str::to_string)
 }
 
 /// The markdown section "Training curves" (empty without curves).

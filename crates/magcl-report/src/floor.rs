@@ -11,8 +11,8 @@
 //!   evaluation-time schedule), else the one without MA; same evaluator and split; same
 //!   variant, else the one without.
 //! - **classical**: a floor that learns nothing from the graphs' structure by contrast —
-//!   the WL subtree kernel and the degree histogram (graph level, [`GRAPH_CLASSICAL`]),
-//!   raw node features (node level, [`NODE_CLASSICAL`]). Its seeds are not the method's
+//!   the WL subtree kernel and the degree histogram (graph level),
+//!   raw node features (node level; [`classical_names`]). Its seeds are not the method's
 //!   runs, so the gap is unpaired: Welch's t-test. Same dataset and split; the same
 //!   evaluator where it was run with it, else the one that was.
 //!
@@ -29,55 +29,49 @@ use super::format::{fmt_ci, fmt_num, fmt_opt, fmt_p, method_label, method_name};
 use super::{inference, pair, Group, GroupKey, Metric};
 use crate::error::{Error, Result};
 use crate::stats;
+use magcl_config::{registry, Level};
 
-/// The untrained encoder under a method family is `untrained-<family>` (the `untrained`
-/// method names its rows after the encoder it leaves untrained), except where one
-/// method shares another's encoder: those are listed here.
-const UNTRAINED_SHARED: &[(&str, &str)] = &[("adgcl-fixed", "untrained-adgcl")];
-
-/// Classical floors of graph-level methods, in the order the lines are shown.
-pub const GRAPH_CLASSICAL: &[&str] = &["wl", "degree"];
-/// Classical floors of node-level methods.
-pub const NODE_CLASSICAL: &[&str] = &["features"];
+/// The classical floors of the node level (`node`) or the graph level, in the order the
+/// lines are shown: the declarations' order (magcl-config's registry; WL, then the degree
+/// histogram, at graph level; raw features at node level).
+pub fn classical_names(node: bool) -> Vec<&'static str> {
+    let level = if node { Level::Node } else { Level::Graph };
+    registry::classical_floors(level)
+        .into_iter()
+        .map(|d| d.name)
+        .collect()
+}
 
 /// A method key without its node-level preset: `base:paper` → `base`.
 pub fn family(method_key: &str) -> &str {
     method_key.split(':').next().unwrap_or(method_key)
 }
 
-/// Whether a method (key) is one of the floors rather than a GCL method.
+/// Whether a method (key) is one of the floors rather than a GCL method: an untrained
+/// encoder, or a method its declaration calls a floor.
 pub fn is_baseline(method_key: &str) -> bool {
-    let f = family(method_key);
-    f.starts_with("untrained-") || GRAPH_CLASSICAL.contains(&f) || NODE_CLASSICAL.contains(&f)
+    registry::row_method(method_key).is_floor()
 }
 
-/// The node-level methods of rows written before every node-level row recorded its split
-/// (`node.split`); such rows are placed by name. Every method added since is placed by its
-/// rows alone.
-const NODE_BEFORE_SPLITS: &[&str] = &["base", "untrained-base", "features"];
-
 /// Whether a group is node-level: node-level rows record their evaluation split
-/// (`node.split`), graph-level rows never do. Read from the rows, not from a list of
-/// method names, so a new node-level method needs no line here (older rows without the
-/// split: [`NODE_BEFORE_SPLITS`]).
+/// (`node.split`), graph-level rows never do. Read from the rows, not from the method, so
+/// a new node-level method needs nothing here; rows written before the split was recorded
+/// exist only for methods whose declaration says so (`node_rows_without_split`).
 pub fn is_node(key: &GroupKey) -> bool {
-    !key.split.is_empty() || NODE_BEFORE_SPLITS.contains(&family(&key.method))
+    !key.split.is_empty() || registry::row_method(&key.method).node_rows_without_split()
 }
 
 /// Whether the group key's method (key) keeps the node-level preset in its key
 /// (`base:paper`, `untrained-base:code`): its encoder depends on the preset.
 pub fn keyed_by_preset(method: &str) -> bool {
-    method == "base" || method == "untrained-base"
+    registry::row_method(method).keyed_by_preset()
 }
 
-/// The untrained encoder under `method_key`'s family (`None` for a floor itself).
+/// The untrained encoder under `method_key`'s family (`None` for a floor itself): rows
+/// `untrained-<family>`, unless the declaration names another (AD-GCL's fixed augmenter
+/// shares AD-GCL's encoder).
 pub fn untrained_of(method_key: &str) -> Option<String> {
-    let f = family(method_key);
-    if is_baseline(f) {
-        return None;
-    }
-    let shared = UNTRAINED_SHARED.iter().find(|(m, _)| *m == f);
-    Some(shared.map_or_else(|| format!("untrained-{f}"), |(_, u)| u.to_string()))
+    registry::row_method(family(method_key)).untrained_floor()
 }
 
 /// Which floor a line measures against.
@@ -166,12 +160,7 @@ pub fn lines(groups: &[Group]) -> Vec<FloorLine> {
         if let Some(u) = find_untrained(&by_key, &g.key) {
             out.extend(paired_line(g, u));
         }
-        let classical = if is_node(&g.key) {
-            NODE_CLASSICAL
-        } else {
-            GRAPH_CLASSICAL
-        };
-        for name in classical {
+        for name in classical_names(is_node(&g.key)) {
             if let Some(f) = find_classical(groups, &g.key, name) {
                 out.extend(unpaired_line(g, f));
             }

@@ -1,26 +1,10 @@
 //! Number and name formatting shared by the report's renderings (tables, verdicts).
 use super::GroupKey;
 
-/// Display name of a GCL method or a classical floor (as the papers write it); any other
-/// name is shown as it is.
+/// Display name of a method, a row label or a floor as its declaration gives it (as the
+/// papers write it); an undeclared name is shown as it is.
 fn display(m: &str) -> Option<&'static str> {
-    Some(match m {
-        "graphcl" => "GraphCL",
-        "simgrace" => "SimGRACE",
-        "adgcl" => "AD-GCL",
-        "adgcl-fixed" => "AD-GCL (fixed augmenter)",
-        "base" => "Base model",
-        "grace" => "GRACE",
-        "gca" => "GCA",
-        "bgrl" => "BGRL",
-        "infograph" => "InfoGraph",
-        "joaov2" => "JOAOv2",
-        "mvgrl" => "MVGRL",
-        "wl" => "WL subtree kernel",
-        "degree" => "Degree histogram",
-        "features" => "Raw features",
-        _ => return None,
-    })
+    magcl_config::registry::row_method(m).display()
 }
 
 /// Display name of a method: `graphcl` → `GraphCL`, `untrained-graphcl` → `GraphCL,

@@ -46,7 +46,7 @@ use crate::stats::{PairedComparison, Summary};
 use magcl_core::only::Only;
 
 pub mod claims;
-pub mod config;
+pub use magcl_config::schema as config;
 pub mod curves;
 pub mod floor;
 pub mod format;
@@ -287,25 +287,6 @@ const DATASET_ORDER: &[&str] = &[
     "Amazon-Photo",
 ];
 
-const METHOD_ORDER: &[&str] = &[
-    "graphcl",
-    "simgrace",
-    "adgcl",
-    "adgcl-fixed",
-    "base",
-    "base:code",
-    "base:paper",
-    "untrained-graphcl",
-    "untrained-simgrace",
-    "untrained-adgcl",
-    "wl",
-    "degree",
-    "untrained-base",
-    "untrained-base:code",
-    "untrained-base:paper",
-    "features",
-];
-
 fn rank(order: &[&str], name: &str) -> usize {
     order.iter().position(|o| *o == name).unwrap_or(order.len())
 }
@@ -316,16 +297,22 @@ pub fn dataset_sort_key(name: &str) -> (usize, String) {
 }
 
 /// GCL methods first, then the untrained encoders, then the classical floors; within
-/// each, the order above, then a method not listed there by name.
+/// each, the declarations' order (magcl-config's registry: a method, then its row labels),
+/// then a method not declared there, by name.
 fn method_sort_key(name: &str) -> (usize, usize, String) {
-    let tier = if !floor::is_baseline(name) {
+    let row = magcl_config::registry::row_method(name);
+    let tier = if !row.is_floor() {
         0
-    } else if floor::family(name).starts_with("untrained-") {
+    } else if row.untrained {
         1
     } else {
         2
     };
-    (tier, rank(METHOD_ORDER, name), name.to_string())
+    (
+        tier,
+        magcl_config::registry::report_rank(row.family),
+        name.to_string(),
+    )
 }
 
 /// Baseline first, then MA labels alphabetically; variants in natural order.

@@ -24,6 +24,7 @@ use super::floor::family;
 use super::format::{method_label, method_name};
 use super::{dataset_sort_key, variant_keys, Group, Metric, Report};
 use crate::error::{Error, Result};
+use magcl_config::registry;
 
 fn perr<E: std::fmt::Display>(e: E) -> Error {
     Error::Config(format!("cannot draw the plot: {e}"))
@@ -723,25 +724,32 @@ pub fn forest(r: &Report) -> Result<Option<String>> {
     Ok(Some(svg))
 }
 
-/// Line colour of a method's training curves.
+/// Line colour of a method's training curves: its declared colour (a row label's own,
+/// e.g. AD-GCL's fixed augmenter); a floor or an undeclared method gets cyan.
 fn curve_color(method: &str) -> RGBColor {
-    match super::floor::family(method) {
-        "graphcl" => RGBColor(31, 119, 180),
-        "simgrace" => RGBColor(255, 127, 14),
-        "adgcl" => RGBColor(214, 39, 40),
-        "adgcl-fixed" => RGBColor(148, 103, 189),
-        "base" => RGBColor(140, 86, 75),
+    let r = registry::row_method(super::floor::family(method));
+    match r.colour() {
+        Some((red, green, blue)) if !r.is_floor() => RGBColor(red, green, blue),
         _ => RGBColor(23, 190, 207),
     }
 }
 
-/// Band colour of a classical floor: WL green, the degree histogram grey.
+/// Band colour of a classical floor, as declared (WL green, the degree histogram grey);
+/// olive for any other.
 fn band_color(method: &str) -> RGBColor {
-    match method {
-        "wl" => RGBColor(44, 160, 44),
-        "degree" => RGBColor(110, 110, 110),
+    let r = registry::row_method(method);
+    match (r.classical(), r.colour()) {
+        (Some(_), Some((red, green, blue))) => RGBColor(red, green, blue),
         _ => RGBColor(188, 189, 34),
     }
+}
+
+/// Whether a floor band's mean is drawn dashed: as declared (WL's solid); every other
+/// band dashed.
+fn band_dashed(method: &str) -> bool {
+    registry::row_method(method)
+        .classical()
+        .is_none_or(|(_, dashed)| dashed)
 }
 
 /// How a curve is drawn: its colour (the method), whether its line is dashed and its
@@ -911,7 +919,7 @@ fn draw_band_sample<DB: DrawingBackend>(
     ))
     .map_err(perr)?;
     let line = vec![(x, y), (x + 36, y)];
-    if floor == "wl" {
+    if !band_dashed(floor) {
         area.draw(&PathElement::new(line, color.stroke_width(1)))
             .map_err(perr)
     } else {
@@ -1013,7 +1021,7 @@ fn draw_curve_panel(
             )))
             .map_err(perr)?;
         let line = vec![(x0, b.mean), (x1, b.mean)];
-        if b.method == "wl" {
+        if !band_dashed(&b.method) {
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     line,

@@ -381,12 +381,7 @@ pub fn build(groups: &[Group], settings: &HashMap<GroupKey, Setting>) -> Pretrai
             points.push((w, summary_point(w, None, whole_size)));
         }
         let untrained = find_untrained(&by_key, &key);
-        let classical = if is_node(&key) {
-            floor::NODE_CLASSICAL
-        } else {
-            floor::GRAPH_CLASSICAL
-        };
-        let classical: Vec<&Group> = classical
+        let classical: Vec<&Group> = floor::classical_names(is_node(&key))
             .iter()
             .filter_map(|name| find_classical(groups, &key, name))
             .collect();
@@ -512,12 +507,7 @@ fn bands(
             }
         }
         let first = &in_panel[0].key;
-        let names = if is_node(first) {
-            floor::NODE_CLASSICAL
-        } else {
-            floor::GRAPH_CLASSICAL
-        };
-        for name in names {
+        for name in floor::classical_names(is_node(first)) {
             if let Some(f) = find_classical(groups, first, name) {
                 out.push(band(f, &dataset, &split));
             }
@@ -653,7 +643,7 @@ mod tests {
     }
 
     fn wl() -> &'static str {
-        floor::GRAPH_CLASSICAL[0]
+        floor::classical_names(false)[0]
     }
 
     /// A row of `method` pre-trained on `graphs` graphs (`None`: the whole set), on the

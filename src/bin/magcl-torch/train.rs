@@ -15,9 +15,9 @@ use crate::experiment::{RunOptions, RunRecord};
 /// ([`magcl_cli::commands`]).
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// graphcl | simgrace | adgcl | adgcl-fixed (graph level) | base (node level: the MA-GCL
-    /// base model). `adgcl-fixed` is AD-GCL with `adgcl.augmenter = fixed`. Baselines:
-    /// untrained (both levels), wl | degree (graph level), features (node level).
+    /// The method, by name: every one is shown with an example below. A method's row label
+    /// runs it with the settings the label stands for (`adgcl-fixed`: AD-GCL with
+    /// `adgcl.augmenter = fixed`).
     #[arg(long, short = 'm')]
     pub method: Option<String>,
     /// With `--method untrained`: the method whose encoder is left untrained (graphcl,
@@ -292,13 +292,16 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         cfg.validate()?;
         return Ok(cfg);
     }
-    let fixed_adgcl = a.method.as_deref().is_some_and(|m| {
-        ["adgcl-fixed", "ad-gcl-fixed"].contains(&m.to_ascii_lowercase().as_str())
-    });
-    let method = match &a.method {
-        Some(_) if fixed_adgcl => MethodName::parse("adgcl")?,
-        Some(m) => MethodName::parse(m)?,
-        None => {
+    // A method's row label (`adgcl-fixed`) runs the method with the settings the label
+    // stands for, as its declaration says.
+    let label = a
+        .method
+        .as_deref()
+        .and_then(magcl_config::registry::find_label);
+    let method = match (&a.method, label) {
+        (Some(_), Some((decl, _))) => MethodName::parse(decl.name)?,
+        (Some(m), None) => MethodName::parse(m)?,
+        (None, _) => {
             let all = magcl::methods::registry::all();
             let names = |baseline: bool| -> Vec<&str> {
                 all.iter()
@@ -389,8 +392,8 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     if let Some(k) = a.eval_k {
         put("ma.eval_k", k.into());
     }
-    if fixed_adgcl {
-        put("adgcl.augmenter", "fixed".into());
+    for (key, value) in label.map_or(&[][..], |(_, l)| l.sets) {
+        put(key, (*value).into());
     }
     if let Some(v) = &a.augmenter {
         put("adgcl.augmenter", v.clone().into());

@@ -332,7 +332,7 @@ fn resolve_cell(
                             e,
                             a.dotted(),
                             spec.dataset,
-                            spec.method.map(|m| m.as_str()).unwrap_or("graphcl"),
+                            spec.method.map_or("the default method", |m| m.as_str()),
                             spec.seed
                         ),
                     ));
