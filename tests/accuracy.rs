@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use magcl::experiment::results::read_rows;
+use magcl_torch::experiment::results::read_rows;
 
 const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 

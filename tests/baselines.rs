@@ -1,8 +1,12 @@
 //! The floor: the baselines run by name through the same runner as the methods, on the
 //! embedded synthetic sets (offline), and refuse what does not apply to them.
-use magcl::experiment::{run, MethodName, RunConfig, RunOptions, RunSpec, Task};
+use magcl_torch::experiment::{run, MethodName, RunConfig, RunOptions, RunSpec, Task};
 
-fn resolve(method: &str, dataset: &str, overrides: serde_json::Value) -> magcl::Result<RunConfig> {
+fn resolve(
+    method: &str,
+    dataset: &str,
+    overrides: serde_json::Value,
+) -> magcl_torch::Result<RunConfig> {
     RunConfig::resolve(&RunSpec {
         method: Some(MethodName::parse(method)?),
         dataset: dataset.into(),

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use magcl::experiment::sweep::Sweep;
+use magcl_torch::experiment::sweep::Sweep;
 
 const DIR: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use magcl::experiment::results::read_rows;
-use magcl::experiment::sweep::Sweep;
-use magcl::experiment::{RunOutcome, RunRecord};
+use magcl_torch::experiment::results::read_rows;
+use magcl_torch::experiment::sweep::Sweep;
+use magcl_torch::experiment::{RunOutcome, RunRecord};
 
 const BIN: &str = env!("CARGO_BIN_EXE_magcl-torch");
 

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use magcl::experiment::results::{read_rows, ResultRow};
-use magcl::experiment::sweep::Sweep;
-use magcl::experiment::{RunOutcome, RunRecord};
+use magcl_torch::experiment::results::{read_rows, ResultRow};
+use magcl_torch::experiment::sweep::Sweep;
+use magcl_torch::experiment::{RunOutcome, RunRecord};
 
 const SWEEP: &str = r#"
 datasets = ["MUTAG", "synthetic"]
@@ -436,7 +436,7 @@ fn rows_carry_the_required_columns() {
         assert_eq!(row.seed, 7);
         assert_eq!(row.threads, 3);
         assert_eq!(row.peak_memory_mb, 300.0);
-        let cfg: magcl::experiment::RunConfig = serde_json::from_str(&row.config).unwrap();
+        let cfg: magcl_torch::experiment::RunConfig = serde_json::from_str(&row.config).unwrap();
         assert_eq!(cfg.hash(), row.config_hash);
         got.insert((row.ma.clone(), row.variant.clone()), cfg.ma.pi);
     }

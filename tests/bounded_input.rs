@@ -57,8 +57,9 @@ fn every_command_ends_cleanly_on_stdout_errors() {
     let x = dir.path().join("x.npy");
     let y = dir.path().join("y.npy");
     let xs: Vec<f32> = (0..40).map(|i| ((i * 7) % 11) as f32).collect();
-    magcl::eval::npy::write_f32_matrix(&x, &xs, 20, 2).unwrap();
-    magcl::eval::npy::write_i64_vector(&y, &(0..20).map(|i| i % 2).collect::<Vec<_>>()).unwrap();
+    magcl_torch::eval::npy::write_f32_matrix(&x, &xs, 20, 2).unwrap();
+    magcl_torch::eval::npy::write_i64_vector(&y, &(0..20).map(|i| i % 2).collect::<Vec<_>>())
+        .unwrap();
     let commands: Vec<Vec<String>> = vec![
         vec!["datasets".into(), "list".into()],
         vec!["report".into(), csv.display().to_string()],
@@ -143,14 +144,14 @@ fn eval_rejects_huge_fold_indices_before_allocating() {
     let y = dir.path().join("y.npy");
     let n = 20;
     let xs: Vec<f32> = (0..n * 2).map(|i| (i % 5) as f32).collect();
-    magcl::eval::npy::write_f32_matrix(&x, &xs, n, 2).unwrap();
-    magcl::eval::npy::write_i64_vector(&y, &(0..n as i64).map(|i| i % 2).collect::<Vec<_>>())
+    magcl_torch::eval::npy::write_f32_matrix(&x, &xs, n, 2).unwrap();
+    magcl_torch::eval::npy::write_i64_vector(&y, &(0..n as i64).map(|i| i % 2).collect::<Vec<_>>())
         .unwrap();
     for huge in [1_000_000_000_000i64, i64::MAX] {
         let f = dir.path().join("folds.npy");
         let mut folds: Vec<i64> = (0..n as i64).map(|i| i % 2).collect();
         folds[3] = huge;
-        magcl::eval::npy::write_i64_vector(&f, &folds).unwrap();
+        magcl_torch::eval::npy::write_i64_vector(&f, &folds).unwrap();
         let mut c = magcl(dir.path());
         c.args(["eval", "--evaluator", "logreg", "--embeddings"])
             .arg(&x)

@@ -264,7 +264,7 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
         };
         cmd.output().unwrap()
     };
-    let rows = |name: &str| magcl::experiment::results::read_rows(&root.join(name)).unwrap();
+    let rows = |name: &str| magcl_torch::experiment::results::read_rows(&root.join(name)).unwrap();
 
     let first = bench("a.csv", &["--checkpoint-every-secs", "0"], Some(&worker));
     assert!(!first.status.success());
@@ -318,7 +318,7 @@ const COVERED: &[&str] = &[
 
 #[test]
 fn every_method_that_trains_is_covered_by_the_resume_tests() {
-    for e in magcl::methods::registry::all() {
+    for e in magcl_torch::methods::registry::all() {
         assert!(
             e.baseline || COVERED.contains(&e.name),
             "{}: add it to the resume tests of tests/checkpoint.rs",

@@ -6,8 +6,8 @@
 //! empty file.
 use std::path::{Path, PathBuf};
 
-use magcl::experiment::results::{header_line, read_rows, ResultsFile};
-use magcl::report::{Metric, Report};
+use magcl_torch::experiment::results::{header_line, read_rows, ResultsFile};
+use magcl_torch::report::{Metric, Report};
 use proptest::prelude::*;
 
 const DIR: &str = env!("CARGO_MANIFEST_DIR");

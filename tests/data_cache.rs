@@ -7,7 +7,7 @@ mod light_magcl;
 use data_support::{
     cache_with, cache_with_mirror, fixtures, obtain, skip, tree, Fault, TestServer,
 };
-use magcl::data::{load_graph_dataset, load_node_dataset, DataConfig};
+use magcl_torch::data::{load_graph_dataset, load_node_dataset, DataConfig};
 
 #[test]
 fn mirror_folder_fills_the_cache() {

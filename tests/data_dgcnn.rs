@@ -6,8 +6,8 @@ mod data_support;
 mod light_magcl;
 
 use data_support::{cache_with, fixtures, obtain};
-use magcl::data::source::{load_graph_dataset_traced, DGCNN_COPIES};
-use magcl::data::{
+use magcl_torch::data::source::{load_graph_dataset_traced, DGCNN_COPIES};
+use magcl_torch::data::{
     graph_features, load_graph_dataset, load_node_dataset, DataConfig, GraphDataset,
 };
 use std::io::Write;
@@ -36,7 +36,7 @@ fn write_zip(path: &Path, entries: &[(&str, &[u8])]) {
 
 /// The graphs of `ds` without what the DGCNN format cannot carry (edge labels and
 /// attributes) and, where `attributes` is false, without node attributes.
-fn comparable(ds: &GraphDataset, attributes: bool) -> Vec<magcl::data::Graph> {
+fn comparable(ds: &GraphDataset, attributes: bool) -> Vec<magcl_torch::data::Graph> {
     ds.graphs
         .iter()
         .map(|g| {
@@ -333,7 +333,7 @@ fn sets_of_the_dgcnn_copies_load_by_name() {
         assert!(cached.is_file(), "{name}: {} not cached", cached.display());
         let src = src.unwrap();
         assert_eq!(src.path, cached.display().to_string());
-        let known = magcl::data::checksums::lookup(&rel).unwrap();
+        let known = magcl_torch::data::checksums::lookup(&rel).unwrap();
         assert_eq!(src.sha256, known.sha256);
         let offline = DataConfig::new(tmp.path());
         let again = load_graph_dataset(name, &offline).unwrap();
@@ -499,7 +499,7 @@ fn tu_and_dgcnn_copies_give_identical_runs() {
     );
     assert_eq!(
         sb["sha256"],
-        magcl::data::checksums::lookup("dgcnn/IMDBBINARY.zip")
+        magcl_torch::data::checksums::lookup("dgcnn/IMDBBINARY.zip")
             .unwrap()
             .sha256
     );

@@ -4,9 +4,9 @@
 mod data_support;
 
 use data_support::{cache_with, cache_with_mirror, fixtures, tree};
-use magcl::data::planetoid::load_planetoid_dir;
-use magcl::data::{load_node_dataset, npz, NodeDataset};
 use magcl_cli::datasets::Info;
+use magcl_torch::data::planetoid::load_planetoid_dir;
+use magcl_torch::data::{load_node_dataset, npz, NodeDataset};
 use std::path::Path;
 
 fn reference() -> serde_json::Value {
@@ -264,7 +264,7 @@ fn bad_missing_planetoid_file() {
 // ---------------------------------------------------------------------------------------
 // npz
 
-fn npz_fixture(name: &str) -> magcl::data::Result<NodeDataset> {
+fn npz_fixture(name: &str) -> magcl_torch::data::Result<NodeDataset> {
     let path = fixtures().join("npz").join(name);
     let bytes = std::fs::read(&path).unwrap();
     npz::parse_gnn_benchmark("tiny", &path, &bytes)

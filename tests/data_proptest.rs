@@ -5,9 +5,9 @@
 mod data_support;
 
 use data_support::{available, fixtures};
-use magcl::data::planetoid::{parse_planetoid, PlanetoidFiles, SUFFIXES};
-use magcl::data::tu::{parse_tu, TuFile, TuSources};
-use magcl::data::{npz, pickle};
+use magcl_torch::data::planetoid::{parse_planetoid, PlanetoidFiles, SUFFIXES};
+use magcl_torch::data::tu::{parse_tu, TuFile, TuSources};
+use magcl_torch::data::{npz, pickle};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

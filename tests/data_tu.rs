@@ -4,9 +4,9 @@ mod data_support;
 mod light_magcl;
 
 use data_support::{cache_with_mirror, fixtures, obtain};
-use magcl::data::stats::{graph_stats, GraphStats};
-use magcl::data::{graph_features, load_graph_dataset, DataConfig, GraphDataset};
 use magcl_cli::datasets::Info;
+use magcl_torch::data::stats::{graph_stats, GraphStats};
+use magcl_torch::data::{graph_features, load_graph_dataset, DataConfig, GraphDataset};
 use std::path::PathBuf;
 
 /// Loads a real dataset from the mirror; `None` (the test is skipped) if it cannot be had.
@@ -321,7 +321,7 @@ fn real_features() {
 /// AD-GCL's constant everywhere.
 #[test]
 fn copies_of_a_set_under_any_name_get_its_features() {
-    use magcl::data::features::{resolve, FeatureKind};
+    use magcl_torch::data::features::{resolve, FeatureKind};
     let test = "copies_of_a_set_under_any_name_get_its_features";
     let sets = [
         ("MUTAG", FeatureKind::Labels, 7),
@@ -379,7 +379,7 @@ fn copies_of_a_set_under_any_name_get_its_features() {
                 let a = graph_features(&named, features).unwrap();
                 let b = graph_features(&user, features).unwrap();
                 assert_eq!(a.dim, b.dim, "{name} as {copy}, {features}");
-                let bits = |f: &magcl::data::NodeFeatures| -> Vec<Vec<u32>> {
+                let bits = |f: &magcl_torch::data::NodeFeatures| -> Vec<Vec<u32>> {
                     f.x.iter()
                         .map(|g| g.iter().map(|v| v.to_bits()).collect())
                         .collect()
@@ -433,7 +433,7 @@ fn copies_of_a_set_under_any_name_get_its_features() {
 // ---------------------------------------------------------------------------------------
 // Fixtures
 
-fn tiny(folder: &str) -> magcl::data::Result<GraphDataset> {
+fn tiny(folder: &str) -> magcl_torch::data::Result<GraphDataset> {
     let dir = fixtures().join("tu").join(folder).join("TINY");
     load_graph_dataset(&format!("tu:{}", dir.display()), &DataConfig::new("unused"))
 }

@@ -242,7 +242,8 @@ fn any_tu_collection_name_works_like_a_builtin_one() {
         let sha = v["source_sha256"].as_str().unwrap();
         assert_eq!(
             sha,
-            magcl::data::source::tu_digest(&served.path().join("tu").join(name), name).unwrap()
+            magcl_torch::data::source::tu_digest(&served.path().join("tu").join(name), name)
+                .unwrap()
         );
         assert_eq!(sha.len(), 64);
     }

@@ -7,7 +7,7 @@
 //! and reported (run with `--nocapture` to see the summary), and most folds must agree.
 use std::path::{Path, PathBuf};
 
-use magcl::eval::{
+use magcl_torch::eval::{
     evaluate_splits, nmi, npy, sklearn_stratified_kfold, CvResult, Evaluator, Split,
 };
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! `damaged_result_files.rs`.
 mod cli_support;
 
-use magcl::experiment::results::ResultsFile;
+use magcl_torch::experiment::results::ResultsFile;
 
 use cli_support::{assert_clean_error, magcl, row, run_for, sweep};
 
@@ -69,10 +69,10 @@ fn results_file_open_changes_only_its_own_files() {
     drop(ResultsFile::open(&p, true).unwrap());
     assert_eq!(
         std::fs::read(&p).unwrap(),
-        magcl::experiment::results::header_line().as_bytes()
+        magcl_torch::experiment::results::header_line().as_bytes()
     );
     // Ours, killed mid-row.
-    let mut ours = magcl::experiment::results::header_line().into_bytes();
+    let mut ours = magcl_torch::experiment::results::header_line().into_bytes();
     ours.extend(
         row("MUTAG", false, 0, serde_json::json!({}), 80.0)
             .to_line()

@@ -7,7 +7,7 @@ mod cli_support;
 use std::path::Path;
 use std::process::Output;
 
-use magcl::experiment::results::ResultRow;
+use magcl_torch::experiment::results::ResultRow;
 
 use cli_support::{assert_clean_error, magcl, row, run_for, stderr, sweep, write_csv};
 

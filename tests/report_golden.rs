@@ -427,7 +427,7 @@ fn node_splits_are_separate_groups() {
 /// Tables 1–3 say.
 #[test]
 fn paper_claims_file_holds_the_papers_numbers() {
-    use magcl::report::claims::ClaimsFile;
+    use magcl_torch::report::claims::ClaimsFile;
     let f = ClaimsFile::read(std::path::Path::new(&format!(
         "{DIR}/configs/claims/ma_gcl_paper.toml"
     )))

@@ -1,6 +1,6 @@
 //! magcl's statistics against reference values computed once with scipy/numpy
 //! (tools/gen_stats_fixtures.py → tests/fixtures/bench/stats_expected.json).
-use magcl::stats;
+use magcl_torch::stats;
 use serde_json::Value;
 
 fn fixture() -> Value {

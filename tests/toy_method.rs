@@ -6,20 +6,20 @@
 //! declaration (display name, floor, feature rule) is all the reports need: its rows are
 //! shown under its display name and compared with its untrained encoder and the graph
 //! floors, with no line about it anywhere else.
-use magcl::augment::{self, augment_views, AugParams, Augmentor};
-use magcl::experiment::sweep::Sweep;
-use magcl::experiment::{run, RunConfig, RunOptions, RunSpec};
-use magcl::graph::Batch;
-use magcl::loss::InfoNce;
-use magcl::methods::optim::Adam;
-use magcl::methods::registry::{self, MethodEntry};
-use magcl::methods::{MethodParams, Preset};
-use magcl::params::{bad, section, Checked, ParamGuard, Section, Task};
-use magcl::train::encoder::Tower;
-use magcl::train::graph::{GraphData, GraphMethod, GraphRunner};
-use magcl::Result;
 use magcl_config::MethodDecl;
 use magcl_report::results::ResultRow;
+use magcl_torch::augment::{self, augment_views, AugParams, Augmentor};
+use magcl_torch::experiment::sweep::Sweep;
+use magcl_torch::experiment::{run, RunConfig, RunOptions, RunSpec};
+use magcl_torch::graph::Batch;
+use magcl_torch::loss::InfoNce;
+use magcl_torch::methods::optim::Adam;
+use magcl_torch::methods::registry::{self, MethodEntry};
+use magcl_torch::methods::{MethodParams, Preset};
+use magcl_torch::params::{bad, section, Checked, ParamGuard, Section, Task};
+use magcl_torch::train::encoder::Tower;
+use magcl_torch::train::graph::{GraphData, GraphMethod, GraphRunner};
+use magcl_torch::Result;
 use serde::{Deserialize, Serialize};
 use tch::Device;
 
@@ -145,7 +145,7 @@ fn a_registered_method_runs_by_name_like_a_built_in() {
 
     // Its preset, with its own setting overridden like any other.
     let spec = |overrides: serde_json::Value| RunSpec {
-        method: Some(magcl::experiment::MethodName::parse("two-views").unwrap()),
+        method: Some(magcl_torch::experiment::MethodName::parse("two-views").unwrap()),
         dataset: "synthetic".into(),
         seed: 0,
         preset: None,
@@ -171,7 +171,7 @@ fn a_registered_method_runs_by_name_like_a_built_in() {
     assert!(e.contains("two_views.strength"), "{e}");
     // Its section belongs to it: another method's config refuses it.
     let mut other = spec(serde_json::json!({"two_views": {"strength": 1.0}}));
-    other.method = Some(magcl::experiment::MethodName::parse("graphcl").unwrap());
+    other.method = Some(magcl_torch::experiment::MethodName::parse("graphcl").unwrap());
     let e = RunConfig::resolve(&other).unwrap_err().to_string();
     assert!(e.contains("two_views"), "{e}");
 

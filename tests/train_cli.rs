@@ -30,7 +30,7 @@ fn no_eval_still_saves_the_embeddings() {
         );
         let rec: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(rec["evaluated"], false, "{method}");
-        let (x, n, d) = magcl::eval::npy::read_embeddings(&file).unwrap();
+        let (x, n, d) = magcl_torch::eval::npy::read_embeddings(&file).unwrap();
         assert_eq!(n, rows, "{method}");
         assert!(d > 0 && x.len() == n * d && x.iter().all(|v| v.is_finite()));
     }
@@ -283,7 +283,7 @@ fn graphcl_synthetic(args: &[&str], emb: &std::path::Path) -> Result<serde_json:
 fn a_pretraining_subset_trains_on_its_graphs_and_evaluates_on_all() {
     let dir = tempfile::tempdir().unwrap();
     let emb = dir.path().join("e.npy");
-    let rows = || magcl::eval::npy::read_embeddings(&emb).unwrap().1;
+    let rows = || magcl_torch::eval::npy::read_embeddings(&emb).unwrap().1;
     let whole = graphcl_synthetic(&[], &emb).unwrap();
     assert_eq!(rows(), 200);
     // 200 graphs in batches of 128: 2 steps an epoch

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use magcl::experiment::results::{FromRecord, ResultRow};
-use magcl::experiment::run::RunOutcome;
-use magcl::experiment::{MethodName, RunConfig, RunRecord, RunSpec};
+use magcl_torch::experiment::results::{FromRecord, ResultRow};
+use magcl_torch::experiment::run::RunOutcome;
+use magcl_torch::experiment::{MethodName, RunConfig, RunRecord, RunSpec};
 
 #[path = "../light_magcl/mod.rs"]
 mod light_magcl;
@@ -93,7 +93,7 @@ pub fn with_small_disk(dir: &Path, script: &str) -> Output {
 }
 
 pub fn write_csv(path: &Path, rows: &[ResultRow]) {
-    let mut bytes = magcl::experiment::results::header_line().into_bytes();
+    let mut bytes = magcl_torch::experiment::results::header_line().into_bytes();
     for r in rows {
         bytes.extend(r.to_line().unwrap());
     }

@@ -1,6 +1,6 @@
 //! Helpers shared by the `data_*` integration tests.
 #![allow(dead_code)]
-use magcl::data::DataConfig;
+use magcl_torch::data::DataConfig;
 use std::path::{Path, PathBuf};
 
 /// Where the real datasets come from in tests: `$MAGCL_DATA_MIRROR`, else `../shared/datasets`
@@ -24,23 +24,25 @@ pub fn skip_log() -> PathBuf {
 
 /// Whether a mirror folder holds the files of a known dataset.
 fn mirror_has(mirror: &Path, name: &str) -> bool {
-    let d = magcl::data::registry::lookup(name).expect("a known dataset name");
+    let d = magcl_torch::data::registry::lookup(name).expect("a known dataset name");
     match d.origin {
-        magcl::data::registry::Origin::Tu => {
+        magcl_torch::data::registry::Origin::Tu => {
             let dir = mirror.join("tu").join(d.name);
             dir.join(format!("{}_A.txt", d.name)).is_file()
                 || dir.join(format!("{}.zip", d.name)).is_file()
-                || magcl::data::source::dgcnn_zip_stem(d.name)
+                || magcl_torch::data::source::dgcnn_zip_stem(d.name)
                     .is_some_and(|s| mirror.join(format!("dgcnn/{s}.zip")).is_file())
         }
-        magcl::data::registry::Origin::Planetoid { prefix } => magcl::data::planetoid::SUFFIXES
-            .iter()
-            .all(|s| mirror.join(format!("planetoid/ind.{prefix}.{s}")).is_file()),
-        magcl::data::registry::Origin::GnnBenchmark { file } => {
+        magcl_torch::data::registry::Origin::Planetoid { prefix } => {
+            magcl_torch::data::planetoid::SUFFIXES
+                .iter()
+                .all(|s| mirror.join(format!("planetoid/ind.{prefix}.{s}")).is_file())
+        }
+        magcl_torch::data::registry::Origin::GnnBenchmark { file } => {
             let npz = mirror.join("npz").join(file);
             npz.is_file() || npz.with_extension("zip").is_file()
         }
-        magcl::data::registry::Origin::Synthetic => true,
+        magcl_torch::data::registry::Origin::Synthetic => true,
     }
 }
 
@@ -57,8 +59,8 @@ fn fetch_into_network_mirror(name: &str) -> bool {
     }
     let root = network_mirror();
     let cfg = DataConfig::new(root.join(".cache"));
-    let d = magcl::data::registry::lookup(name).expect("a known dataset name");
-    let ok = match magcl::data::source::fetch(&d, &cfg) {
+    let d = magcl_torch::data::registry::lookup(name).expect("a known dataset name");
+    let ok = match magcl_torch::data::source::fetch(&d, &cfg) {
         Ok(Some(path)) => lay_out_as_mirror(&d, &path, &root).is_ok(),
         Ok(None) => true,
         Err(_) => false,
@@ -70,11 +72,11 @@ fn fetch_into_network_mirror(name: &str) -> bool {
 /// Copies a cached dataset into the mirror layout (which differs from the cache's only for
 /// Planetoid: `planetoid/ind.PREFIX.*` instead of `planetoid/PREFIX/ind.PREFIX.*`).
 fn lay_out_as_mirror(
-    d: &magcl::data::registry::KnownDataset,
+    d: &magcl_torch::data::registry::KnownDataset,
     cached: &Path,
     root: &Path,
 ) -> std::io::Result<()> {
-    use magcl::data::registry::Origin;
+    use magcl_torch::data::registry::Origin;
     let dest = match d.origin {
         Origin::Tu => root.join("tu").join(d.name),
         Origin::Planetoid { .. } => root.join("planetoid"),

@@ -43,7 +43,7 @@ pub struct BenchArgs {
     /// save, with the numbers of an uninterrupted run. Without --resume old checkpoints of
     /// the cells are deleted first. GPU cells are not checkpointed (docs/reliability.md,
     /// "Checkpoints").
-    #[arg(long, value_name = "S", default_value_t = magcl::experiment::checkpoint::DEFAULT_EVERY_SECS,
+    #[arg(long, value_name = "S", default_value_t = magcl_torch::experiment::checkpoint::DEFAULT_EVERY_SECS,
           value_parser = crate::train::non_negative_secs)]
     pub checkpoint_every_secs: f64,
     /// No checkpoints: a killed cell starts again from its first epoch.
@@ -327,7 +327,7 @@ fn write_manifest(
         ),
         "command": std::env::args().collect::<Vec<_>>(),
         "cwd": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
-        "git_commit": env!("MAGCL_GIT_COMMIT"),
+        "git_commit": magcl_torch::GIT_COMMIT,
         "magcl_version": env!("CARGO_PKG_VERSION"),
         "machine": crate::runtime::machine(),
         "cores": crate::runtime::usable_cores(),

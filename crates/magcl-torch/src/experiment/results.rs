@@ -93,7 +93,8 @@ mod tests {
                 }
             }
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The repository root: this crate sits at crates/magcl-torch.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut files = Vec::new();
         walk(&root.join("results"), &mut files);
         walk(&root.join("tests/fixtures"), &mut files);

@@ -1,7 +1,7 @@
 //! Sparse operators (adjacency, Â, the filter F, the graph pooling matrix) and their
 //! products with dense node features.
 //!
-//! On the CPU a product goes through `csrc/kernels.cpp`: a row loop over CSR arrays with the
+//! On the CPU a product goes through `crates/magcl-torch/csrc/kernels.cpp`: a row loop over CSR arrays with the
 //! transpose built once per matrix, so the backward pass (Aᵀ·g) costs as much as the
 //! forward. libtorch's own CPU sparse matmul re-transposes and re-sorts the matrix on
 //! every backward call, which made aggregation the largest part of a small-graph step.
@@ -186,7 +186,7 @@ impl SparseMatrix {
     }
 
     /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`): for f32
-    /// features one of `csrc/kernels.cpp`'s autograd functions (the CSR row loop on the
+    /// features one of `crates/magcl-torch/csrc/kernels.cpp`'s autograd functions (the CSR row loop on the
     /// CPU, libtorch's sparse product with a prepared transpose elsewhere); for other kinds,
     /// and under [`crate::kernels::with_reference_ops`], libtorch's own sparse product.
     pub fn mm(&self, x: &Tensor) -> Tensor {

@@ -173,8 +173,10 @@ pub fn non_negative_secs(s: &str) -> Result<f64, String> {
 }
 
 /// The checkpoint options the flags ask for.
-fn checkpoint_options(a: &TrainArgs) -> Option<magcl::experiment::checkpoint::CheckpointOptions> {
-    use magcl::experiment::checkpoint::{CheckpointOptions, DEFAULT_EVERY_SECS};
+fn checkpoint_options(
+    a: &TrainArgs,
+) -> Option<magcl_torch::experiment::checkpoint::CheckpointOptions> {
+    use magcl_torch::experiment::checkpoint::{CheckpointOptions, DEFAULT_EVERY_SECS};
     let path = a.checkpoint.clone()?;
     let every_epochs = a.checkpoint_every_epochs.unwrap_or(0) as usize;
     let every_secs = match (a.checkpoint_every_secs, every_epochs) {
@@ -302,7 +304,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         (Some(_), Some((decl, _))) => MethodName::parse(decl.name)?,
         (Some(m), None) => MethodName::parse(m)?,
         (None, _) => {
-            let all = magcl::methods::registry::all();
+            let all = magcl_torch::methods::registry::all();
             let names = |baseline: bool| -> Vec<&str> {
                 all.iter()
                     .filter(|e| e.baseline == baseline)
@@ -442,7 +444,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
 /// The most threads `--threads` accepts: 256, or the machine's cores where it has more.
 /// Far more threads than cores only slows a run down (every parallel step wakes them all).
 pub fn max_threads() -> usize {
-    magcl::runtime::usable_cores().max(256)
+    magcl_torch::runtime::usable_cores().max(256)
 }
 
 /// Checks a `--threads` value: at least 1, at most [`max_threads`].
@@ -469,10 +471,10 @@ pub fn check_threads(threads: Option<usize>) -> anyhow::Result<()> {
 /// node-level runs (Cora: N × N similarities) are 1.9–4.9× faster on every core
 /// (docs/performance.md, "Threads by default"). The graph-level evaluation runs on a rayon
 /// pool of every core (its results do not depend on the pool's size).
-pub fn default_threads(task: magcl::params::Task) -> usize {
+pub fn default_threads(task: magcl_torch::params::Task) -> usize {
     match task {
-        magcl::params::Task::Graph => 1,
-        magcl::params::Task::Node => tch::get_num_threads().max(1) as usize,
+        magcl_torch::params::Task::Graph => 1,
+        magcl_torch::params::Task::Node => tch::get_num_threads().max(1) as usize,
     }
 }
 
@@ -481,7 +483,7 @@ pub fn default_threads(task: magcl::params::Task) -> usize {
 pub fn resolve_threads(
     flag: Option<usize>,
     in_config: usize,
-    task: magcl::params::Task,
+    task: magcl_torch::params::Task,
 ) -> anyhow::Result<usize> {
     let n = match (flag, in_config) {
         (Some(n), _) => n,
@@ -518,14 +520,14 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     // a graph-level run under the default thread policy (no count chosen)
-    let graph_defaults = !chosen && cfg.task == magcl::params::Task::Graph;
+    let graph_defaults = !chosen && cfg.task == magcl_torch::params::Task::Graph;
     // its evaluation on a pool of every core, made before anything else runs: one made
     // after training was slower at its first use (RunOptions::eval_pool); an unevaluated
     // run starts none
     let eval_pool = (graph_defaults && !a.no_eval)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
-                .num_threads(magcl::runtime::usable_cores())
+                .num_threads(magcl_torch::runtime::usable_cores())
                 .build()
                 .ok()
         })
@@ -536,8 +538,10 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     set_threads(cfg.threads);
     // under the default policy a graph-level step runs its two branches (GraphCL's views,
     // SimGRACE's clean and perturbed passes) on two threads where two cores are usable;
-    // the numbers are the same either way (magcl::methods::branches)
-    magcl::methods::branches::set_concurrent(graph_defaults && magcl::runtime::usable_cores() >= 2);
+    // the numbers are the same either way (magcl_torch::methods::branches)
+    magcl_torch::methods::branches::set_concurrent(
+        graph_defaults && magcl_torch::runtime::usable_cores() >= 2,
+    );
     let opts = RunOptions {
         device: a.device.clone(),
         progress: !a.quiet && !a.json,
@@ -547,7 +551,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         checkpoint: checkpoint_options(&a),
     };
     let outcome = match runner::run_catching_panics(&cfg, &opts) {
-        Err(e @ magcl::error::Error::Stopped { .. }) => {
+        Err(e @ magcl_torch::error::Error::Stopped { .. }) => {
             eprintln!("{e}");
             std::process::exit(EXIT_STOPPED);
         }
@@ -653,7 +657,7 @@ mod tests {
     /// libtorch thread and node-level runs libtorch's default for the machine.
     #[test]
     fn thread_count_precedence_and_defaults() {
-        use magcl::params::Task;
+        use magcl_torch::params::Task;
         assert_eq!(resolve_threads(Some(3), 2, Task::Graph).unwrap(), 3);
         assert_eq!(resolve_threads(None, 2, Task::Graph).unwrap(), 2);
         assert_eq!(resolve_threads(None, 0, Task::Graph).unwrap(), 1);

@@ -40,7 +40,7 @@ pub fn seed_torch(seed: u64) {
 }
 
 extern "C" {
-    /// `csrc/kernels.cpp` (7.): the default CPU generator's state into `out` (at most
+    /// `crates/magcl-torch/csrc/kernels.cpp` (7.): the default CPU generator's state into `out` (at most
     /// `cap` bytes); its length, or -1.
     fn magcl_cpu_rng_state(out: *mut u8, cap: i64) -> i64;
     /// Sets the default CPU generator's state; 0, or -1 for a state it refuses.

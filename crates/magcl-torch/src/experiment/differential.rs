@@ -1,7 +1,7 @@
 //! Differential tests of the operation-level kernels: every registered method that trains
 //! (GraphCL, SimGRACE, AD-GCL, InfoGraph, JOAOv2 and MVGRL at graph level; the base model,
 //! GRACE, GCA and BGRL at node level) is trained for [`STEPS`] steps with the kernels
-//! (`csrc/kernels.cpp`, the blocked loss, the fused CPU Adam) and, beside it, with every
+//! (`crates/magcl-torch/csrc/kernels.cpp`, the blocked loss, the fused CPU Adam) and, beside it, with every
 //! operation as plain libtorch operators ([`crate::kernels::with_reference_ops`]); each
 //! step's loss, every parameter's gradient and update, and the batch-norm running
 //! statistics are compared. GraphCL, SimGRACE and AD-GCL run every GIN mode; InfoGraph and
@@ -792,7 +792,7 @@ fn every_trained_method_has_a_differential_case() {
     for e in BUILTIN {
         assert!(
             e.baseline || CASES.contains(&e.name),
-            "{}: add its case to the differential tests (src/experiment/differential.rs)",
+            "{}: add its case to the differential tests (crates/magcl-torch/src/experiment/differential.rs)",
             e.name
         );
     }

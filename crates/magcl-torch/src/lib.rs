@@ -1,6 +1,7 @@
-//! # magcl — graph contrastive learning with and without model augmentation
+//! # magcl-torch — the tensor side of magcl as a library
 //!
-//! The crate follows the data, one folder per step:
+//! Graph contrastive learning with and without model augmentation on libtorch (tch). The
+//! crate follows the data, one folder per step:
 //!
 //! | step | module | what it holds |
 //! |---|---|---|
@@ -9,6 +10,7 @@
 //! | views | [`augment`] | graph- and node-level augmentations (pure functions of a graph and an RNG) |
 //! | encoder schedules | [`nn`] | propagation (`g`) and transformation (`h`) operators, GIN/GCN encoders, projector |
 //! | model augmentation | [`ma`] | the MA plugin: schedule samplers with the A/R/S switches |
+//! | declarations | `magcl_config` | each method's name, display name, level, floor and features, read by the reports too |
 //! | methods | [`methods`] | one file per method (GraphCL, SimGRACE, AD-GCL, InfoGraph, JOAOv2, MVGRL, the node-level base model / MA-GCL, GRACE, GCA, BGRL, the floors), the registry and its entry type |
 //! | training | [`train`] | the trainers that drive the methods: the graph-level loop over batches of graphs, the node-level epoch loop and runner, the encoder helpers both share |
 //! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
@@ -20,8 +22,9 @@
 //! | reports | [`report`] | CSV rows, markdown tables, plots |
 //!
 //! The commands live in the binaries, which only parse arguments and print: `magcl`
-//! (crates/magcl-cli, no libtorch) and `magcl-torch` (`src/bin/magcl-torch/`, the tensor
-//! commands); everything here is library code that returns [`error::Result`].
+//! (crates/magcl-cli, no libtorch) and `magcl-torch` (the root package's `src/`, the tensor
+//! commands, a thin binary over this crate); everything here is library code that returns
+//! [`error::Result`]; clap and anyhow stay in the binaries.
 //!
 //! The tensor-free layers are crates of the workspace (`crates/`), re-exported here under
 //! their old paths: [`data`] is `magcl_data`, [`eval`] is `magcl_eval` (with [`stats`]),
@@ -49,3 +52,7 @@ pub use magcl_eval::stats;
 pub use magcl_report as report;
 
 pub use error::{Error, Result};
+
+/// The git commit this library was built from (`-dirty` when the tree had changes), as
+/// every result row records it.
+pub const GIT_COMMIT: &str = env!("MAGCL_GIT_COMMIT");

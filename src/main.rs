@@ -17,13 +17,13 @@ use clap::{FromArgMatches, Subcommand};
 use magcl_cli::{commands, exit_status, report};
 
 // The library's modules under the paths the command modules name (`crate::experiment`, …).
-use magcl::{data, experiment, files, runtime, stats};
+use magcl_torch::{data, experiment, files, runtime, stats};
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 use std::ffi::c_char;
 
 /// Gives libgomp (libtorch's OpenMP) magcl's wait policy and thread count
-/// ([`magcl::runtime::reexec_with_openmp_settings`]). The dynamic loader runs an
+/// ([`magcl_torch::runtime::reexec_with_openmp_settings`]). The dynamic loader runs an
 /// executable's `.preinit_array` before the initialisers of the shared libraries it loaded,
 /// libgomp's among them: the one point early enough, and cheap to start again from.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -33,7 +33,7 @@ static OPENMP_SETTINGS: extern "C" fn(i32, *const *const c_char, *const *const c
     extern "C" fn preinit(_argc: i32, argv: *const *const c_char, envp: *const *const c_char) {
         // SAFETY: the loader passes the process's own argv and envp, and no other thread
         // exists before the library initialisers have run.
-        unsafe { magcl::runtime::reexec_with_openmp_settings(argv, envp) }
+        unsafe { magcl_torch::runtime::reexec_with_openmp_settings(argv, envp) }
     }
     preinit
 };

@@ -1,4 +1,4 @@
-//! Operation-level kernels (`csrc/kernels.cpp`, compiled by `build.rs` against libtorch's
+//! Operation-level kernels (`crates/magcl-torch/csrc/kernels.cpp`, compiled by `build.rs` against libtorch's
 //! headers) behind safe wrappers: the sparse product (CSR on the CPU, libtorch's sparse
 //! tensors on any device), training-mode batch norm and the GraphCL-style GIN layer's
 //! MLP + batch norm. Each is a libtorch autograd function with its forward and backward
@@ -6,20 +6,20 @@
 //! devices or kinds, or on request: [`with_reference_ops`]) runs the same operation as
 //! plain libtorch operators. The model is written once, in `crate::nn`, in terms of these
 //! operations. Also here: an asynchronous read-back of a scalar, and MKL's vendor check
-//! (`csrc/kernels.cpp`, 4.; checked by this module's tests).
+//! (`crates/magcl-torch/csrc/kernels.cpp`, 4.; checked by this module's tests).
 use std::cell::Cell;
 use std::os::raw::c_char;
 
 use tch::{Device, Kind, Tensor};
 use torch_sys::C_tensor;
 
-/// Opaque handle of a value being copied back (`csrc/kernels.cpp`).
+/// Opaque handle of a value being copied back (`crates/magcl-torch/csrc/kernels.cpp`).
 #[repr(C)]
 struct PendingScalarRaw {
     _private: [u8; 0],
 }
 
-/// Opaque handle of a backward pass's partner (`csrc/kernels.cpp`, 6.).
+/// Opaque handle of a backward pass's partner (`crates/magcl-torch/csrc/kernels.cpp`, 6.).
 #[repr(C)]
 struct PartnerRaw {
     _private: [u8; 0],
@@ -463,7 +463,7 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
     take(out, &err, "GIN layer")
 }
 
-/// A second thread for one thread's backward pass (`csrc/kernels.cpp`, 6.): while the
+/// A second thread for one thread's backward pass (`crates/magcl-torch/csrc/kernels.cpp`, 6.): while the
 /// thread that [`Partner::attach`]es it runs kernels, the thread in [`Partner::serve`]
 /// may run the products that leave the gradient chain — [`gin_mlp_bn`]'s weight
 /// gradients — while the first goes on along the chain. A task the partner has not
@@ -609,9 +609,9 @@ mod tests {
     use tch::{Device, Kind};
 
     extern "C" {
-        /// Defined in `csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
+        /// Defined in `crates/magcl-torch/csrc/kernels.cpp` (4.) and exported by every executable (`build.rs`).
         fn mkl_serv_intel_cpu_true() -> std::os::raw::c_int;
-        /// `csrc/kernels.cpp`: how many threads an `at::parallel_for` there ran on.
+        /// `crates/magcl-torch/csrc/kernels.cpp`: how many threads an `at::parallel_for` there ran on.
         fn magcl_parallel_for_threads(n: i64) -> i64;
     }
 
