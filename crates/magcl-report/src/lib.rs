@@ -265,28 +265,34 @@ fn copy_key(r: &ResultRow) -> Option<&str> {
     }
 }
 
+/// The copies one dataset's rows read, while [`mixed_copies`] counts them.
+#[derive(Default)]
+struct CopiesSeen<'a> {
+    /// (copy key, label of its first row, rows) in order of appearance.
+    copies: Vec<(&'a str, String, usize)>,
+    unrecorded: usize,
+}
+
 /// The datasets of `used` (the rows a report uses) read from two or more copies.
 fn mixed_copies(used: &[&ResultRow]) -> Vec<MixedCopies> {
-    // per dataset: its copies (key → label, rows) in order of appearance, unrecorded rows
-    let mut by_dataset: BTreeMap<(usize, String), (Vec<(&str, String, usize)>, usize)> =
-        BTreeMap::new();
+    let mut by_dataset: BTreeMap<(usize, String), CopiesSeen> = BTreeMap::new();
     for r in used {
-        let entry = by_dataset.entry(dataset_sort_key(&r.dataset)).or_default();
+        let seen = by_dataset.entry(dataset_sort_key(&r.dataset)).or_default();
         match copy_key(r) {
-            None => entry.1 += 1,
-            Some(k) => match entry.0.iter_mut().find(|(key, _, _)| *key == k) {
+            None => seen.unrecorded += 1,
+            Some(k) => match seen.copies.iter_mut().find(|(key, _, _)| *key == k) {
                 Some(c) => c.2 += 1,
-                None => entry.0.push((k, r.data_source.clone(), 1)),
+                None => seen.copies.push((k, r.data_source.clone(), 1)),
             },
         }
     }
     by_dataset
         .into_iter()
-        .filter(|(_, (copies, _))| copies.len() > 1)
-        .map(|((_, dataset), (copies, unrecorded))| MixedCopies {
+        .filter(|(_, seen)| seen.copies.len() > 1)
+        .map(|((_, dataset), seen)| MixedCopies {
             dataset,
-            copies: copies.into_iter().map(|(_, l, n)| (l, n)).collect(),
-            unrecorded,
+            copies: seen.copies.into_iter().map(|(_, l, n)| (l, n)).collect(),
+            unrecorded: seen.unrecorded,
         })
         .collect()
 }
