@@ -300,6 +300,15 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
     assert_eq!(a[0].accuracy.to_bits(), b[0].accuracy.to_bits());
     assert_eq!(a[0].accuracy_std_folds, b[0].accuracy_std_folds);
     assert_eq!(a[0].epochs, 4);
+    // The rows say which copy of the data they read: none for the generated set, and
+    // the manifest lists no file.
+    assert_eq!(
+        (a[0].data_source.as_str(), b[0].data_source.as_str()),
+        ("generated", "generated")
+    );
+    let manifest = std::fs::read_to_string(root.join("b.csv.manifest.jsonl")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(manifest.lines().next().unwrap()).unwrap();
+    assert_eq!(m["data_sources"], serde_json::json!({}), "{m}");
 }
 
 /// The methods the two tests above resume; a method added to the registry must join them.
