@@ -17,8 +17,9 @@
 //! builds), with the same scalars in the same order, through `csrc/kernels.cpp` (8.) —
 //! tch's bindings drop the `alpha`/`value` factors of `add_`, `addcmul_` and `addcdiv_`, so
 //! Rust code could not call the same kernels. So a GPU run computes the same bits as with
-//! libtorch's optimiser (earlier GPU rows are unchanged; on the CPU the two agree bit for
-//! bit: `tensor_adam_is_libtorchs_adam_bit_for_bit`). What changes is who keeps the
+//! libtorch's optimiser, so earlier GPU rows are unchanged (the two agree bit for bit on
+//! the CPU, and on a GPU where the test runs on one:
+//! `tests::tensor_adam_is_libtorchs_adam_bit_for_bit`). What changes is who keeps the
 //! first and second moments and step counts: libtorch's optimiser keeps them where tch
 //! cannot read them, [`TensorAdam`] keeps them as tensors on the parameters' device, where
 //! a checkpoint saves and restores them (docs/reliability.md, "Checkpoints"), so that GPU
@@ -434,7 +435,7 @@ mod tests {
         opt.set_lr(0.05 / (step + 1) as f64);
         opt.zero_grad();
         let y = x.to_device(w.device()).to_kind(w.kind()).matmul(w);
-        let y = if step % 2 == 0 { y + b } else { y };
+        let y = if step.is_multiple_of(2) { y + b } else { y };
         y.tanh().square().sum(w.kind()).backward();
         opt.step();
     }
