@@ -37,11 +37,11 @@ pub struct BenchArgs {
     /// mid-training from its checkpoint (see --checkpoint-every-secs).
     #[arg(long)]
     pub resume: bool,
-    /// Each CPU cell saves its training state every S seconds to OUT.checkpoints/HASH.ckpt
+    /// Each cell saves its training state every S seconds to OUT.checkpoints/HASH.ckpt
     /// beside the result file (HASH: the cell's config hash; removed when its row is
     /// written), so that `--resume` continues a cell killed mid-training from its last
     /// save, with the numbers of an uninterrupted run. Without --resume old checkpoints of
-    /// the cells are deleted first. GPU cells are not checkpointed (docs/reliability.md,
+    /// the cells are deleted first. CPU and GPU cells alike (docs/reliability.md,
     /// "Checkpoints").
     #[arg(long, value_name = "S", default_value_t = magcl_torch::experiment::checkpoint::DEFAULT_EVERY_SECS,
           value_parser = crate::train::non_negative_secs)]

@@ -141,8 +141,8 @@ pub struct TrainArgs {
     /// whatever the method carries from one epoch to the next), atomically; when FILE
     /// exists at the start, continue after its last saved epoch. A killed run so resumed
     /// ends with the numbers of an uninterrupted one. FILE must belong to this config (its
-    /// hash) and device; it is removed once the run has its outcome. CPU only: on a GPU
-    /// libtorch's Adam keeps its state out of reach (docs/reliability.md, "Checkpoints").
+    /// hash) and device kind (CPU or GPU); it is removed once the run has its outcome
+    /// (docs/reliability.md, "Checkpoints").
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
     /// With --checkpoint: save after every N epochs (then only by count unless

@@ -300,6 +300,118 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
     assert_eq!(a[0].accuracy.to_bits(), b[0].accuracy.to_bits());
     assert_eq!(a[0].accuracy_std_folds, b[0].accuracy_std_folds);
     assert_eq!(a[0].epochs, 4);
+    // The rows say which copy of the data they read: none for the generated set, and
+    // the manifest lists no file.
+    assert_eq!(
+        (a[0].data_source.as_str(), b[0].data_source.as_str()),
+        ("generated", "generated")
+    );
+    let manifest = std::fs::read_to_string(root.join("b.csv.manifest.jsonl")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(manifest.lines().next().unwrap()).unwrap();
+    assert_eq!(m["data_sources"], serde_json::json!({}), "{m}");
+}
+
+/// GPU runs train with magcl's `TensorAdam` (libtorch's Adam step, moments kept where a
+/// checkpoint reads them). There is no GPU here, so the runs are forced onto that
+/// optimiser on the CPU (`with_tensor_adam`, in process): stopped and resumed, they end
+/// with the numbers of an uninterrupted run with the same optimiser, at both levels
+/// (RReLU's generator included: the node-level `paper` preset draws its slopes). The
+/// switch demonstrably took effect: the losses differ from the fused CPU Adam's.
+#[test]
+fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() {
+    use magcl::experiment::checkpoint::CheckpointOptions;
+    use magcl::experiment::{run, MethodName, RunConfig, RunOptions, RunOutcome, RunSpec};
+    use magcl::methods::optim::with_tensor_adam;
+    tch::set_num_threads(1);
+    let dir = tempfile::tempdir().unwrap();
+    let ckpt = dir.path().join("tensor-adam.ckpt");
+    let cases = [
+        (
+            "graphcl",
+            "synthetic",
+            None,
+            serde_json::json!({"epochs": 4, "ma": {"enabled": true}}),
+            2,
+            false,
+        ),
+        (
+            "base",
+            NODE_SET,
+            Some("paper"),
+            serde_json::json!({"epochs": 4}),
+            2,
+            false,
+        ),
+        (
+            "bgrl",
+            NODE_SET,
+            None,
+            serde_json::json!({"epochs": 5}),
+            3,
+            true,
+        ),
+    ];
+    for (method, dataset, preset, overrides, stop, skip_eval) in cases {
+        let cfg = RunConfig::resolve(&RunSpec {
+            method: Some(MethodName::parse(method).unwrap()),
+            dataset: dataset.into(),
+            seed: 2,
+            preset: preset.map(String::from),
+            overrides: serde_json::from_value(overrides).unwrap(),
+        })
+        .unwrap();
+        let opts = |checkpoint: Option<CheckpointOptions>| RunOptions {
+            device: "cpu".into(),
+            skip_eval,
+            checkpoint,
+            ..Default::default()
+        };
+        let tensor_run = |o: RunOptions| with_tensor_adam(|| run(&cfg, &o));
+        let whole = tensor_run(opts(None)).unwrap();
+        let first = tensor_run(opts(Some(CheckpointOptions {
+            every_epochs: 1,
+            every_secs: 0.0,
+            stop_after: Some(stop),
+            ..CheckpointOptions::new(ckpt.clone())
+        })));
+        match first {
+            Err(magcl::Error::Stopped { epochs, .. }) => assert_eq!(epochs, stop, "{method}"),
+            other => panic!("{method}: expected a stop after {stop} epochs, got {other:?}"),
+        }
+        assert!(ckpt.exists(), "{method}: the checkpoint is written");
+        let resumed = tensor_run(opts(Some(CheckpointOptions {
+            every_epochs: 2,
+            every_secs: 0.0,
+            ..CheckpointOptions::new(ckpt.clone())
+        })))
+        .unwrap();
+        assert!(!ckpt.exists(), "{method}: removed at the end");
+        let numbers = |o: &RunOutcome| {
+            (
+                o.epoch_losses
+                    .iter()
+                    .map(|l| l.to_bits())
+                    .collect::<Vec<_>>(),
+                o.accuracy.to_bits(),
+                o.fold_accuracies.clone(),
+                o.val_accuracy,
+                o.nmi,
+                o.selected_epoch,
+            )
+        };
+        assert_eq!(numbers(&whole), numbers(&resumed), "{method}");
+        assert_eq!(whole.epoch_losses.len(), cfg.epochs, "{method}");
+        if !skip_eval {
+            assert!(whole.evaluated && whole.accuracy > 0.0, "{method}");
+        }
+        // the forced optimiser is another one than the CPU's own
+        let fused = run(&cfg, &opts(None)).unwrap();
+        assert_ne!(
+            numbers(&fused).0,
+            numbers(&whole).0,
+            "{method}: the losses of TensorAdam and the fused Adam differ at rounding level"
+        );
+    }
 }
 
 /// The methods the two tests above resume; a method added to the registry must join them.

@@ -43,10 +43,12 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
 
     let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let header = header_line();
-    let old_header = format!(
-        "{}\n",
-        &header.trim_end()[..header.trim_end().len() - ",warnings".len()]
-    );
+    // The earlier formats' headers: without `data_source`, and without `warnings` too.
+    let current = header.trim_end();
+    let old_headers: Vec<String> = [",data_source", ",warnings,data_source"]
+        .iter()
+        .map(|added| format!("{}\n", current.strip_suffix(added).unwrap()))
+        .collect();
     for resume in [false, true] {
         std::fs::write(&p, bytes).unwrap();
         let opened = ResultsFile::open(&p, resume);
@@ -65,8 +67,8 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
                         "a short file was rewritten without --resume"
                     );
                     prop_assert!(after == header.as_bytes());
-                } else if bytes.starts_with(old_header.as_bytes()) {
-                    // The previous format, upgraded in place: the same rows.
+                } else if old_headers.iter().any(|h| bytes.starts_with(h.as_bytes())) {
+                    // An earlier format, upgraded in place: the same rows.
                     let before = rows
                         .as_ref()
                         .map_err(|e| TestCaseError::fail(e.to_string()))?;

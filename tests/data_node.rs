@@ -137,9 +137,18 @@ fn node_info_statistics() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["classes", "edges", "features", "kind", "name", "nodes", "test", "train", "val"]
+        [
+            "classes", "edges", "features", "kind", "name", "nodes", "source", "test", "train",
+            "val"
+        ]
     );
     assert_eq!(v["kind"], "node");
+    // the cached Planetoid folder read, with the digest of its files
+    assert!(v["source"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("planetoid/citeseer"));
+    assert_eq!(v["source"]["sha256"].as_str().unwrap().len(), 64);
 }
 
 // ---------------------------------------------------------------------------------------

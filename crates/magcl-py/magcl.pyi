@@ -51,6 +51,7 @@ def record(
     device: str = "cpu",
     git_commit: str = "unknown",
     warnings: str = "",
+    data_source: str = "",
 ) -> dict[str, Any]: ...
 
 class Report:

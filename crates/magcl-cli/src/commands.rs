@@ -125,7 +125,7 @@ flags below, then `--set KEY=VALUE` overrides of any config field (`--print-conf
 shows them all). `--config FILE.json` runs a complete resolved config instead (what
 `magcl bench` does for each cell).
 
-Long runs (CPU): `--checkpoint FILE` saves the training state every 60 s (or every
+Long runs (CPU or GPU): `--checkpoint FILE` saves the training state every 60 s (or every
 `--checkpoint-every-epochs N`) and continues from FILE when it exists, ending with the
 numbers of an uninterrupted run; `--stop-after-epochs N` ends a call after N epochs with
 exit status 75, so a run can span several calls of bounded length (docs/reliability.md):
@@ -135,7 +135,7 @@ const BENCH: &str = "\
 Every cell runs in its own child process (`magcl train --config FILE.json --json`, or the \
 program named by $MAGCL_BENCH_WORKER), so a crash loses one cell and each row records the \
 true peak memory of its run. Rows are appended crash-safely: after a kill, `--resume` \
-continues where the sweep stopped without duplicating a row, and each CPU cell killed \
+continues where the sweep stopped without duplicating a row, and each cell killed \
 mid-training continues from its checkpoint (OUT.checkpoints/, saved every \
 --checkpoint-every-secs) with the numbers of an uninterrupted run.";
 

@@ -116,6 +116,12 @@ pub fn run(args: ReportArgs, missing_cells: Option<MissingCells>) -> anyhow::Res
             report.cross_commit_duplicates.len()
         );
     }
+    if !report.mixed_copies.is_empty() {
+        eprintln!(
+            "note: the rows of {} dataset(s) read more than one copy of the data (different sha256); the copies are listed in the report",
+            report.mixed_copies.len()
+        );
+    }
     if let Some(sweep) = &args.sweep {
         let missing_cells = missing_cells.context(
             "--sweep needs the experiment layer: run it with magcl (which hands it to \

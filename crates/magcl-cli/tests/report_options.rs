@@ -41,6 +41,7 @@ fn row(method: &str, seed: u64, acc: f64, commit: &str) -> ResultRow {
         magcl_version: "0.1.0".into(),
         config: format!(r#"{{"method":"{method}","seed":{seed}}}"#),
         warnings: String::new(),
+        data_source: String::new(),
     }
 }
 

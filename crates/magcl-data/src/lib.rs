@@ -11,7 +11,7 @@
 //! | [`tu`] | the TU graph-kernel text format |
 //! | [`dgcnn`] | the GIN/DGCNN graph text format (`NAME.txt`) |
 //! | [`planetoid`], [`pickle`] | Planetoid's pickled files, read by a small pickle reader |
-//! | [`npz`], [`array`] | `.npy`/`.npz` arrays and the gnn-benchmark layout |
+//! | [`npz`], [`array`](mod@array) | `.npy`/`.npz` arrays and the gnn-benchmark layout |
 //! | [`synthetic`] | the embedded BA-2Motifs-style generator |
 //! | [`features`] | node-feature kinds and presets for graph datasets |
 //! | [`stats`] | the summary numbers `magcl datasets info` prints |

@@ -244,28 +244,38 @@ pub fn load_node_dataset(name: &str, cfg: &DataConfig) -> Result<NodeDataset> {
 }
 
 /// Which copy of a known dataset a run reads (fetching it into the cache if needed): the
-/// cached TU folder or DGCNN zip, or the cached `.npz`; `None` for Planetoid and generated
-/// sets.
+/// cached TU folder or DGCNN zip, the cached Planetoid folder, or the cached `.npz`;
+/// `None` for generated sets.
 pub fn known_source(d: &KnownDataset, cfg: &DataConfig) -> Result<Option<DataSource>> {
     match d.origin {
         Origin::Tu => match ensure_tu(d.name, cfg)? {
             GraphCopy::Tu(dir) => tu_source(&dir, d.name).map(Some),
             GraphCopy::Dgcnn(zip) => file_source(&zip).map(Some),
         },
+        Origin::Planetoid { prefix } => {
+            planetoid_source(&ensure_planetoid(prefix, cfg)?, prefix).map(Some)
+        }
         Origin::GnnBenchmark { file } => file_source(&ensure_npz(file, cfg)?).map(Some),
-        Origin::Planetoid { .. } | Origin::Synthetic => Ok(None),
+        Origin::Synthetic => Ok(None),
     }
 }
 
-/// Which file a node set is read from, for the sets read from one file: gnn-benchmark's
-/// `.npz` in the cache (fetched if needed) and `npz:PATH`; `None` for the others.
+/// Which copy a node set is read from (fetched into the cache if needed): the Planetoid
+/// folder, gnn-benchmark's `.npz`, or `npz:PATH`; `None` for generated sets.
 pub fn node_source(name: &str, cfg: &DataConfig) -> Result<Option<DataSource>> {
     let name = name.trim();
     if let Some(path) = name.strip_prefix("npz:") {
         return file_source(Path::new(path)).map(Some);
     }
-    match registry::find(name).map(|d| d.origin) {
-        Some(Origin::GnnBenchmark { file }) => file_source(&ensure_npz(file, cfg)?).map(Some),
+    match registry::find(name) {
+        Some(d)
+            if matches!(
+                d.origin,
+                Origin::Planetoid { .. } | Origin::GnnBenchmark { .. }
+            ) =>
+        {
+            known_source(&d, cfg)
+        }
         _ => Ok(None),
     }
 }
@@ -563,6 +573,20 @@ fn tu_source(dir: &Path, name: &str) -> Result<DataSource> {
     Ok(DataSource {
         path: dir.display().to_string(),
         sha256: tu_digest(dir, name)?,
+    })
+}
+
+/// A Planetoid folder: its path and the sha256 over the lines `FILE_NAME SHA256_OF_FILE`
+/// of its eight `ind.PREFIX.*` files in name order (as [`tu_digest`] for TU files).
+fn planetoid_source(dir: &Path, prefix: &str) -> Result<DataSource> {
+    let mut files: Vec<String> = planetoid::SUFFIXES
+        .iter()
+        .map(|s| format!("ind.{prefix}.{s}"))
+        .collect();
+    files.sort();
+    Ok(DataSource {
+        path: dir.display().to_string(),
+        sha256: files_digest(dir, &files)?,
     })
 }
 
@@ -1182,9 +1206,15 @@ pub fn tu_digest(dir: &Path, name: &str) -> Result<String> {
         .filter(|f| f.starts_with(&format!("{name}_")) && f.ends_with(".txt"))
         .collect();
     files.sort();
+    files_digest(dir, &files)
+}
+
+/// The sha256 over the lines `FILE_NAME SHA256_OF_FILE` of `files` (in `dir`), in the
+/// order given.
+fn files_digest(dir: &Path, files: &[String]) -> Result<String> {
     let mut all = sha2::Sha256::new();
     for f in files {
-        let path = dir.join(&f);
+        let path = dir.join(f);
         let mut h = sha2::Sha256::new();
         let mut file = File::open(&path).map_err(|e| io_err(&path, "cannot read", e))?;
         std::io::copy(&mut file, &mut h).map_err(|e| io_err(&path, "cannot read", e))?;
@@ -1386,5 +1416,43 @@ mod tests {
         assert!(synthetic_params("synthetic:x").is_err());
         assert!(synthetic_params("synthetic:1").is_err());
         assert_eq!(synthetic_params("MUTAG").unwrap(), None);
+    }
+
+    /// A cached Planetoid folder is a copy with a digest (so node runs on Cora and
+    /// CiteSeer record what they read), the digest of its eight files as `sha256sum`
+    /// gives it: `for f in ind.tiny.*; do echo "$f $(sha256sum $f | cut -d' ' -f1)";
+    /// done | sha256sum` on tests/fixtures/data/planetoid/tiny. Generated sets have none.
+    #[test]
+    fn planetoid_folders_are_copies_with_a_digest() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/data/planetoid/tiny");
+        let digest = "1211e6996aca0df8cd28703ccb5fb75a4aa5e565eff6c32c831357fa29dafc04";
+        assert_eq!(planetoid_source(&fixture, "tiny").unwrap().sha256, digest);
+        // The same files cached as Cora's: known_source and node_source read the cache
+        // (complete, so nothing is fetched).
+        let cache = tempfile::tempdir().unwrap();
+        let dir = cache.path().join("planetoid/cora");
+        fs::create_dir_all(&dir).unwrap();
+        for s in planetoid::SUFFIXES {
+            fs::copy(
+                fixture.join(format!("ind.tiny.{s}")),
+                dir.join(format!("ind.cora.{s}")),
+            )
+            .unwrap();
+        }
+        let cfg = DataConfig {
+            cache_dir: cache.path().to_path_buf(),
+            mirror: None,
+        };
+        let src = node_source("Cora", &cfg).unwrap().unwrap();
+        assert_eq!(src.path, dir.display().to_string());
+        // other file names, other digest: the names are part of it, as for TU folders
+        assert_ne!(src.sha256, digest);
+        assert_eq!(src.sha256.len(), 64);
+        let d = registry::lookup("Cora").unwrap();
+        assert_eq!(known_source(&d, &cfg).unwrap(), Some(src));
+        assert_eq!(node_source("synthetic-node", &cfg).unwrap(), None);
+        let d = registry::lookup("synthetic").unwrap();
+        assert_eq!(known_source(&d, &cfg).unwrap(), None);
     }
 }

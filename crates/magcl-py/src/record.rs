@@ -124,13 +124,16 @@ fn name_arg(value: &str, what: &str) -> PyResult<String> {
 /// configuration (seed aside) differs from the other rows of its group (dataset, method,
 /// evaluator, ma, variant; `magcl report` would refuse to average them), values no run
 /// can give (accuracy outside [0, 100] or given as a fraction, NMI outside [0, 1],
-/// non-finite numbers). Returns the row as a dict.
+/// non-finite numbers, a `data_source` other than `PATH sha256:HEX`, `generated` or
+/// empty: the copy of the data your run read, empty where you do not say). Returns the
+/// row as a dict.
 #[pyfunction]
 #[pyo3(signature = (
     path, *, method, dataset, seed, config = None, accuracy = None, embeddings = None,
     labels = None, evaluator = "svc-rbf", folds = None, ma = "none", variant = "",
     nmi = None, accuracy_std_folds = None, selected_epoch = None, epochs = 0,
-    train_seconds = 0.0, device = "cpu", git_commit = "unknown", warnings = ""
+    train_seconds = 0.0, device = "cpu", git_commit = "unknown", warnings = "",
+    data_source = ""
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn record<'py>(
@@ -155,6 +158,7 @@ pub fn record<'py>(
     device: &str,
     git_commit: &str,
     warnings: &str,
+    data_source: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = name_arg(method, "method")?;
     let dataset = name_arg(dataset, "dataset")?;
@@ -274,6 +278,7 @@ pub fn record<'py>(
         magcl_version: env!("CARGO_PKG_VERSION").to_string(),
         config: config_json,
         warnings: one_line(warnings),
+        data_source: one_line(data_source.trim()),
     };
     check_values(&row).map_err(PyValueError::new_err)?;
 

@@ -204,6 +204,14 @@ pub struct Report {
     /// refuses them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mixed_commits: Vec<MixedCommits>,
+    /// Datasets whose rows were read from more than one copy of the data (copies whose
+    /// sha256 differ, see [`results::DataCopy`]): every comparison of the report pairs rows
+    /// of one dataset, and these rows may not have seen the same bytes. Listed, not
+    /// refused: magcl builds the same dataset from a TU and a DGCNN copy of the same graphs
+    /// (docs/datasets.md), so such rows are one experiment. Rows that do not record their
+    /// copy (written before the `data_source` column) count as no copy.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mixed_copies: Vec<MixedCopies>,
     /// Each method against its floors (untrained encoder, classical baselines), see
     /// [`floor`]; empty without baseline rows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -234,6 +242,59 @@ pub struct MixedCommits {
     pub key: GroupKey,
     /// Each commit with the seeds of the rows from it.
     pub commits: Vec<(String, Vec<u64>)>,
+}
+
+/// A dataset whose rows were read from more than one copy of its data.
+#[derive(Clone, Debug, Serialize)]
+pub struct MixedCopies {
+    pub dataset: String,
+    /// Each copy (`PATH sha256:HEX`, the path of its first row; `generated`) with the
+    /// number of rows that read it, in the order of their first row.
+    pub copies: Vec<(String, usize)>,
+    /// Rows of the dataset that do not record which copy they read.
+    pub unrecorded: usize,
+}
+
+/// The copy rows were read from, by content: the sha256 (the same bytes at two paths are
+/// one copy), or `generated`; `None` where not recorded.
+fn copy_key(r: &ResultRow) -> Option<&str> {
+    match r.data_copy() {
+        results::DataCopy::Unrecorded => None,
+        results::DataCopy::Generated => Some(results::GENERATED),
+        results::DataCopy::Read { sha256, .. } => Some(sha256),
+    }
+}
+
+/// The copies one dataset's rows read, while [`mixed_copies`] counts them.
+#[derive(Default)]
+struct CopiesSeen<'a> {
+    /// (copy key, label of its first row, rows) in order of appearance.
+    copies: Vec<(&'a str, String, usize)>,
+    unrecorded: usize,
+}
+
+/// The datasets of `used` (the rows a report uses) read from two or more copies.
+fn mixed_copies(used: &[&ResultRow]) -> Vec<MixedCopies> {
+    let mut by_dataset: BTreeMap<(usize, String), CopiesSeen> = BTreeMap::new();
+    for r in used {
+        let seen = by_dataset.entry(dataset_sort_key(&r.dataset)).or_default();
+        match copy_key(r) {
+            None => seen.unrecorded += 1,
+            Some(k) => match seen.copies.iter_mut().find(|(key, _, _)| *key == k) {
+                Some(c) => c.2 += 1,
+                None => seen.copies.push((k, r.data_source.clone(), 1)),
+            },
+        }
+    }
+    by_dataset
+        .into_iter()
+        .filter(|(_, seen)| seen.copies.len() > 1)
+        .map(|((_, dataset), seen)| MixedCopies {
+            dataset,
+            copies: seen.copies.into_iter().map(|(_, l, n)| (l, n)).collect(),
+            unrecorded: seen.unrecorded,
+        })
+        .collect()
 }
 
 /// A cell present in the input twice, from two commits.
@@ -451,6 +512,8 @@ impl Report {
         let mut commits: HashMap<GroupKey, SeedsByCommit> = HashMap::new();
         // The groups pre-trained on a subset of the graphs, with their subset.
         let mut subsets: HashMap<GroupKey, pretrain::Setting> = HashMap::new();
+        // The rows used (neither a repeated cell nor a repeated seed).
+        let mut used: Vec<&ResultRow> = Vec::new();
         for (i, r) in rows.iter().enumerate() {
             if let Some(first) = seen.get(r.config_hash.as_str()) {
                 duplicate_rows += 1;
@@ -490,6 +553,7 @@ impl Report {
                 continue;
             }
             first_of_seed.insert((key.clone(), r.seed), r);
+            used.push(r);
             commits
                 .entry(key.clone())
                 .or_default()
@@ -607,6 +671,7 @@ impl Report {
             verdicts: None,
             cross_commit_duplicates,
             mixed_commits,
+            mixed_copies: mixed_copies(&used),
             floor,
             curves,
             pretrain,
@@ -1045,6 +1110,56 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains(&format!("{}:3", path.display())), "{e}");
+    }
+
+    /// Rows of one dataset read from copies whose sha256 differ are listed (the same
+    /// bytes at another path are one copy; rows without a recorded copy are counted
+    /// apart), whether the rows are of one group or of two paired ones; one copy, or
+    /// one copy beside unrecorded rows, is not listed.
+    #[test]
+    fn rows_read_from_different_copies_are_listed() {
+        let (a, b) = ("a".repeat(64), "b".repeat(64));
+        let with = |seed: u64, ma: &str, source: String| ResultRow {
+            ma: ma.into(),
+            config_hash: format!("h{seed}{ma}"),
+            data_source: source,
+            ..row(seed, "aaa")
+        };
+        let same = vec![
+            with(0, "none", format!("/x/tu/MUTAG sha256:{a}")),
+            with(1, "none", format!("/y/tu/MUTAG sha256:{a}")),
+            with(2, "none", String::new()),
+            with(0, "ARS", format!("/x/tu/MUTAG sha256:{a}")),
+        ];
+        let r = Report::build(same.clone(), Metric::Accuracy).unwrap();
+        assert!(r.mixed_copies.is_empty());
+        assert!(!render::markdown(&r).contains("more than one copy"));
+        assert!(!render::json(&r).unwrap().contains("mixed_copies"));
+        let mut mixed = same;
+        mixed.push(with(1, "ARS", format!("/z/dgcnn/MUTAG.zip sha256:{b}")));
+        let r = Report::build(mixed, Metric::Accuracy).unwrap();
+        assert_eq!(r.mixed_copies.len(), 1);
+        let m = &r.mixed_copies[0];
+        assert_eq!(m.dataset, "MUTAG");
+        assert_eq!(
+            m.copies,
+            vec![
+                (format!("/x/tu/MUTAG sha256:{a}"), 3),
+                (format!("/z/dgcnn/MUTAG.zip sha256:{b}"), 1)
+            ]
+        );
+        assert_eq!(m.unrecorded, 1);
+        let md = render::markdown(&r);
+        assert!(
+            md.contains("## Datasets read from more than one copy"),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!(
+                "| MUTAG | `/x/tu/MUTAG sha256:{a}`: 3; `/z/dgcnn/MUTAG.zip sha256:{b}`: 1 | 1 |"
+            )),
+            "{md}"
+        );
     }
 
     #[test]

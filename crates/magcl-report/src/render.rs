@@ -245,6 +245,31 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
+    if !r.mixed_copies.is_empty() {
+        section_with_table(
+            &mut s,
+            "Datasets read from more than one copy",
+            "Rows of one dataset read copies of its data whose bytes differ (`data_source`, by sha256), so rows compared here may not have seen the same data: magcl builds the same dataset from a TU and a DGCNN copy of the same graphs (docs/datasets.md), other copies may differ. Rows written before the `data_source` column record no copy.\n\n",
+            "| dataset | copy: rows | rows without a recorded copy |",
+            "|---|---|--:|",
+        );
+        for m in &r.mixed_copies {
+            let copies: Vec<String> = m
+                .copies
+                .iter()
+                .map(|(c, n)| format!("`{}`: {n}", c.replace('|', "\\|")))
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} |",
+                m.dataset,
+                copies.join("; "),
+                m.unrecorded
+            );
+        }
+        s.push('\n');
+    }
+
     let _ = writeln!(s, "## How the statistics are computed\n");
     s.push_str(&stats_notes(r.holm_scope));
     s

@@ -38,11 +38,20 @@ pub const COLUMNS: &[&str] = &[
     "magcl_version",
     "config",
     "warnings",
+    "data_source",
 ];
 
-/// How many columns result files had before the last one, `warnings`, was added; such a
-/// file is upgraded in place (an empty `warnings` on every row) when a sweep resumes it.
-const COLUMNS_WITHOUT_WARNINGS: usize = COLUMNS.len() - 1;
+/// The result-file formats before the current one, by their number of columns: each
+/// format's header is the first columns of [`COLUMNS`]. Format 1 ends at `config`, format 2
+/// added `warnings`, format 3 (the current one) `data_source`. Files of every format read
+/// as they are (an added column absent reads as empty); a sweep resuming an older file
+/// upgrades it in place (the added columns empty on every row), so one file holds one
+/// format.
+const OLDER_FORMATS: &[usize] = &[COLUMNS.len() - 2, COLUMNS.len() - 1];
+
+/// The `data_source` of a row whose dataset was generated in memory (`synthetic`,
+/// `synthetic-node:...`): no file was read.
+pub const GENERATED: &str = "generated";
 
 /// One row of a result file.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -77,6 +86,50 @@ pub struct ResultRow {
     /// empty for none and in files written before this column existed.
     #[serde(default)]
     pub warnings: String,
+    /// Which copy of the dataset the run read: `PATH sha256:HEX` (a file's sha256, or a
+    /// TU or Planetoid folder's digest of its files; see docs/datasets.md), [`GENERATED`]
+    /// for a generated set, empty where not recorded (files written before this column
+    /// existed). Not part of the config or its hash: the same configuration run on two
+    /// copies of the same graphs is the same cell.
+    #[serde(default)]
+    pub data_source: String,
+}
+
+/// A row's `data_source` read: see [`ResultRow::data_source`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataCopy<'a> {
+    /// Not recorded (a row written before the column existed, or by a caller that did
+    /// not say).
+    Unrecorded,
+    /// Generated in memory, no file read.
+    Generated,
+    /// Read from files: where, and the sha256 of what was read there.
+    Read { path: &'a str, sha256: &'a str },
+}
+
+impl DataCopy<'_> {
+    /// Reads a `data_source` value; `Err` says what was expected.
+    pub fn parse(s: &str) -> std::result::Result<DataCopy<'_>, String> {
+        if s.is_empty() {
+            return Ok(DataCopy::Unrecorded);
+        }
+        if s == GENERATED {
+            return Ok(DataCopy::Generated);
+        }
+        let expected =
+            "expected 'PATH sha256:HEX' (64 lowercase hex digits), 'generated' or nothing";
+        let Some((path, sha256)) = s.rsplit_once(" sha256:") else {
+            return Err(format!("data_source '{s}' is malformed: {expected}"));
+        };
+        let hex = sha256.len() == 64
+            && sha256
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if path.trim().is_empty() || !hex {
+            return Err(format!("data_source '{s}' is malformed: {expected}"));
+        }
+        Ok(DataCopy::Read { path, sha256 })
+    }
 }
 
 /// `s` on one line (line breaks become spaces): what every text column of a row holds.
@@ -85,6 +138,12 @@ pub fn one_line(s: &str) -> String {
 }
 
 impl ResultRow {
+    /// The row's `data_source` read; [`DataCopy::Unrecorded`] for a malformed value
+    /// (which [`check_values`] refuses when a file is read).
+    pub fn data_copy(&self) -> DataCopy<'_> {
+        DataCopy::parse(&self.data_source).unwrap_or(DataCopy::Unrecorded)
+    }
+
     /// The row as one CSV line, newline included.
     pub fn to_line(&self) -> Result<Vec<u8>> {
         let mut w = csv::WriterBuilder::new()
@@ -159,12 +218,15 @@ impl ResultsFile {
             None => 0,
         };
         let header = header_line();
-        let old_header = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(","));
+        let old_headers: Vec<String> = OLDER_FORMATS
+            .iter()
+            .map(|n| format!("{}\n", COLUMNS[..*n].join(",")))
+            .collect();
         if complete == 0 {
             // No complete line: empty, or a header whose writer was killed mid-write.
             if !bytes.is_empty()
                 && !header.as_bytes().starts_with(&bytes)
-                && !old_header.as_bytes().starts_with(&bytes)
+                && !old_headers.iter().any(|h| h.as_bytes().starts_with(&bytes))
             {
                 return Err(not_ours(path));
             }
@@ -181,7 +243,7 @@ impl ResultsFile {
                 f.push(b'\n');
                 f
             });
-            if first == old_header.as_bytes() {
+            if old_headers.iter().any(|h| first == h.as_bytes()) {
                 let rows = read_rows_from(path, &bytes[..complete])?;
                 if !rows.is_empty() && !resume {
                     return Err(already_holds(path, rows.len()));
@@ -281,16 +343,20 @@ fn already_holds(path: &Path, rows: usize) -> Error {
     )
 }
 
-/// Rewrites a result file of the previous format (no `warnings` column) in the current
-/// one: written to a temporary file beside it, synced, then renamed over it, so a crash
-/// leaves either the old file or the new one.
+/// Rewrites a result file of an earlier format ([`OLDER_FORMATS`]) in the current one,
+/// the added columns empty: written to a temporary file beside it, synced, then renamed
+/// over it, so a crash leaves either the old file or the new one.
 fn upgrade(path: &Path, rows: &[ResultRow]) -> Result<()> {
     let mut out = header_line().into_bytes();
     for r in rows {
         out.extend(r.to_line()?);
     }
-    crate::files::write_atomic(path, &out)
-        .map_err(|e| Error::file(path, format!("cannot add the warnings column: {e}")))
+    crate::files::write_atomic(path, &out).map_err(|e| {
+        Error::file(
+            path,
+            format!("cannot add the columns of the current format: {e}"),
+        )
+    })
 }
 
 /// Reads the rows of one result file. Repeated header lines (files concatenated with
@@ -359,9 +425,11 @@ fn read_located(path: &Path, bytes: &[u8]) -> Result<Vec<(ResultRow, usize)>> {
 }
 
 /// Values no run can produce are errors, not data: an accuracy outside [0, 100], an NMI
-/// outside [0, 1], or a non-finite number in any numeric column. Checked on every row read
-/// and, by the Python module's `record`, on every row before it is appended.
+/// outside [0, 1], a non-finite number in any numeric column, or a `data_source` that is
+/// not one of its three forms ([`DataCopy`]). Checked on every row read and, by the
+/// Python module's `record`, on every row before it is appended.
 pub fn check_values(r: &ResultRow) -> std::result::Result<(), String> {
+    DataCopy::parse(&r.data_source)?;
     let finite = [
         ("accuracy", Some(r.accuracy)),
         ("accuracy_std_folds", r.accuracy_std_folds),
@@ -419,6 +487,7 @@ pub(crate) mod tests {
             magcl_version: "0.1.0".into(),
             config: format!(r#"{{"method":"graphcl","dataset":"MUTAG","seed":{seed},"lr":0.01}}"#),
             warnings: String::new(),
+            data_source: format!("/data/tu/MUTAG sha256:{}", "0123456789abcdef".repeat(4)),
         }
     }
 
@@ -465,57 +534,138 @@ pub(crate) mod tests {
         assert_eq!(back[1].warnings, "");
     }
 
-    /// A file of the previous format (no `warnings` column) is read as it is, refused
-    /// without --resume, and upgraded in place on resume, killed last line included.
+    /// A row as a file of the first `n` columns holds it: the current line cut after its
+    /// `n`-th field.
+    fn line_of_format(r: &ResultRow, n: usize) -> Vec<u8> {
+        let line = r.to_line().unwrap();
+        let rec = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_slice())
+            .records()
+            .next()
+            .unwrap()
+            .unwrap();
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.write_record(rec.iter().take(n)).unwrap();
+        w.into_inner().unwrap()
+    }
+
+    /// The row of `seed` as an older file holds it: no warnings, no data source.
+    fn old_row(seed: u64) -> ResultRow {
+        ResultRow {
+            warnings: String::new(),
+            data_source: String::new(),
+            ..row(seed)
+        }
+    }
+
+    /// Files of the earlier formats (format 1: no `warnings`; format 2, most committed
+    /// files: no `data_source`) are read as they are, the absent columns empty; refused
+    /// without --resume, and upgraded in place on resume, killed last line included; the
+    /// rows appended after carry their data source.
     #[test]
-    fn files_without_the_warnings_column_are_upgraded_on_resume() {
+    fn files_of_earlier_formats_read_and_are_upgraded_on_resume() {
+        assert_eq!(OLDER_FORMATS, &[20, 21]);
+        assert_eq!(COLUMNS[19], "config");
+        for &n in OLDER_FORMATS {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("old.csv");
+            let mut raw = format!("{}\n", COLUMNS[..n].join(",")).into_bytes();
+            raw.extend(line_of_format(&row(0), n));
+            raw.extend(line_of_format(&row(1), n));
+            let half = line_of_format(&row(2), n);
+            raw.extend_from_slice(&half[..half.len() / 2]);
+            std::fs::write(&p, &raw).unwrap();
+            assert_eq!(read_rows(&p).unwrap(), vec![old_row(0), old_row(1)], "{n}");
+            assert_eq!(read_rows(&p).unwrap()[0].data_copy(), DataCopy::Unrecorded);
+            assert!(ResultsFile::open(&p, false).is_err());
+            // reading refused nothing and changed nothing
+            assert_eq!(std::fs::read(&p).unwrap(), raw);
+            let (f, ex) = ResultsFile::open(&p, true).unwrap();
+            assert_eq!(ex.rows, 2);
+            assert_eq!(ex.repaired_bytes, half.len() / 2);
+            f.append(&row(2)).unwrap();
+            drop(f);
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
+            assert_eq!(
+                read_rows(&p).unwrap(),
+                vec![old_row(0), old_row(1), row(2)],
+                "{n}"
+            );
+            assert!(!dir.path().join("old.csv.upgrading").exists());
+        }
+    }
+
+    /// A row written and read back keeps its data source, in each of its three forms.
+    #[test]
+    fn data_source_round_trips() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("old.csv");
-        let old_line = |r: &ResultRow| {
-            let mut w = csv::WriterBuilder::new()
-                .has_headers(false)
-                .from_writer(Vec::new());
-            let fields = [
-                r.dataset.clone(),
-                r.method.clone(),
-                r.ma.clone(),
-                r.variant.clone(),
-                r.seed.to_string(),
-                r.evaluator.clone(),
-                r.config_hash.clone(),
-                r.accuracy.to_string(),
-                String::new(),
-                String::new(),
-                String::new(),
-                r.epochs.to_string(),
-                r.train_seconds.to_string(),
-                r.eval_seconds.to_string(),
-                r.peak_memory_mb.to_string(),
-                r.device.clone(),
-                r.threads.to_string(),
-                r.git_commit.clone(),
-                r.magcl_version.clone(),
-                r.config.clone(),
-            ];
-            w.write_record(&fields).unwrap();
-            w.into_inner().unwrap()
-        };
-        let mut raw = format!("{}\n", COLUMNS[..COLUMNS_WITHOUT_WARNINGS].join(",")).into_bytes();
-        raw.extend(old_line(&row(0)));
-        raw.extend(old_line(&row(1)));
-        let half = old_line(&row(2));
-        raw.extend_from_slice(&half[..half.len() / 2]);
-        std::fs::write(&p, &raw).unwrap();
-        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1)]);
-        assert!(ResultsFile::open(&p, false).is_err());
-        let (f, ex) = ResultsFile::open(&p, true).unwrap();
-        assert_eq!(ex.rows, 2);
-        assert_eq!(ex.repaired_bytes, half.len() / 2);
-        f.append(&row(2)).unwrap();
+        let p = dir.path().join("d.csv");
+        let sha = "ab".repeat(32);
+        let values = [
+            format!("/cache/dgcnn/MUTAG.zip sha256:{sha}"),
+            format!("/a path, with \"quotes\" sha256:{sha}"),
+            GENERATED.to_string(),
+            String::new(),
+        ];
+        let (f, _) = ResultsFile::open(&p, false).unwrap();
+        for (i, v) in values.iter().enumerate() {
+            f.append(&ResultRow {
+                data_source: v.clone(),
+                ..row(i as u64)
+            })
+            .unwrap();
+        }
         drop(f);
-        let text = std::fs::read_to_string(&p).unwrap();
-        assert_eq!(text.lines().next().unwrap(), COLUMNS.join(","));
-        assert_eq!(read_rows(&p).unwrap(), vec![row(0), row(1), row(2)]);
-        assert!(!dir.path().join("old.csv.upgrading").exists());
+        let back = read_rows(&p).unwrap();
+        let got: Vec<&str> = back.iter().map(|r| r.data_source.as_str()).collect();
+        assert_eq!(got, values.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            back[1].data_copy(),
+            DataCopy::Read {
+                path: "/a path, with \"quotes\"",
+                sha256: &sha
+            }
+        );
+        assert_eq!(back[2].data_copy(), DataCopy::Generated);
+        assert_eq!(back[3].data_copy(), DataCopy::Unrecorded);
+    }
+
+    /// A malformed data source is an error naming the file and line, like any value no
+    /// run writes.
+    #[test]
+    fn malformed_data_sources_are_refused_with_their_line() {
+        let sha = "0".repeat(64);
+        for bad in [
+            "MUTAG".to_string(),
+            format!("sha256:{sha}"),
+            format!(" sha256:{sha}"),
+            format!("/p sha256:{}", &sha[..63]),
+            format!("/p sha256:{}", "A".repeat(64)),
+            format!("/p sha256:{sha} "),
+            "Generated".to_string(),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("bad.csv");
+            let mut raw = header_line().into_bytes();
+            raw.extend(row(0).to_line().unwrap());
+            raw.extend(
+                ResultRow {
+                    data_source: bad.clone(),
+                    ..row(1)
+                }
+                .to_line()
+                .unwrap(),
+            );
+            std::fs::write(&p, &raw).unwrap();
+            let e = read_rows(&p).unwrap_err().to_string();
+            assert!(
+                e.contains("bad.csv:3:") && e.contains("data_source"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

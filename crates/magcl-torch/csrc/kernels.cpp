@@ -30,7 +30,10 @@
 //    later in the pass reads, while it goes on along the input-gradient chain. Each
 //    product is computed whole, by the same call, on one thread or the other: the bits
 //    do not depend on who ran it.
-// 7. libtorch's CPU generator state, read and restored for training checkpoints.
+// 7. libtorch's CPU generator state, read and restored for training checkpoints; 7b. the
+//    same for an accelerator's default generator.
+// 8. One step of libtorch's Adam / AdamW on one parameter whose moments the caller keeps,
+//    so that a checkpoint can save them (the optimiser of every non-CPU run).
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -1076,5 +1079,84 @@ extern "C" int magcl_set_cpu_rng_state(const uint8_t* data, int64_t len) {
     return 0;
   } catch (...) {
     return -1;
+  }
+}
+
+// 7b. The default generator of an accelerator (`device_type`, a c10::DeviceType code, and
+//     `index`), read and restored as 7 does the CPU's: on a GPU, RReLU in training mode
+//     draws its slopes from the GPU's generator. Device-generic (at::Context's default
+//     generator; CUDA's state is its seed and Philox offset): nothing CUDA-specific is
+//     compiled here. Both return -1 on failure, with the message in `err`.
+extern "C" int64_t magcl_device_rng_state(int8_t device_type, int8_t index, uint8_t* out,
+                                          int64_t cap, char* err, size_t err_len) {
+  try {
+    auto gen = at::globalContext().defaultGenerator(
+        c10::Device(static_cast<c10::DeviceType>(device_type), index));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    at::Tensor s = gen.get_state().contiguous();
+    const int64_t n = s.numel();
+    TORCH_CHECK(n <= cap, "generator state of ", n, " bytes, more than ", cap);
+    std::memcpy(out, s.data_ptr<uint8_t>(), static_cast<size_t>(n));
+    return n;
+  } catch (const std::exception& e) {
+    copy_message(e, err, err_len);
+    return -1;
+  }
+}
+
+extern "C" int magcl_set_device_rng_state(int8_t device_type, int8_t index,
+                                          const uint8_t* data, int64_t len, char* err,
+                                          size_t err_len) {
+  try {
+    auto gen = at::globalContext().defaultGenerator(
+        c10::Device(static_cast<c10::DeviceType>(device_type), index));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    at::Tensor s = at::empty({len}, at::kByte);
+    std::memcpy(s.data_ptr<uint8_t>(), data, static_cast<size_t>(len));
+    gen.set_state(s);
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e, err, err_len);
+    return -1;
+  }
+}
+
+// 8. One step of libtorch's Adam (torch/csrc/api/src/optim/adam.cpp, `Adam::step`) or,
+//    with `decoupled`, AdamW (adamw.cpp), on one parameter that has a gradient, with its
+//    first and second moments held by the caller (src/methods/optim.rs, `TensorAdam`) and
+//    `step` its step count including this step. The same operators with the same scalars
+//    in the same order as libtorch's optimisers, so the same bits on every device; what
+//    differs is only who keeps the moments: here the caller, where a training checkpoint
+//    can save and restore them. Returns 0, or 1 with the message in `err`.
+extern "C" int magcl_adam_step(const at::Tensor* param, const at::Tensor* exp_avg,
+                               const at::Tensor* exp_avg_sq, int64_t step, double lr,
+                               double beta1, double beta2, double eps, double weight_decay,
+                               int decoupled, char* err, size_t err_len) {
+  try {
+    at::NoGradGuard no_grad;
+    at::Tensor p = *param;
+    at::Tensor grad = p.grad();
+    TORCH_CHECK(grad.defined(), "adam_step: the parameter has no gradient");
+    TORCH_CHECK(step >= 1, "adam_step: step ", step, " (counted from 1)");
+    if (decoupled) {
+      if (weight_decay != 0) {
+        p.mul_(1 - lr * weight_decay);
+      }
+    } else if (weight_decay != 0) {
+      grad = grad.add(p, weight_decay);
+    }
+    const auto bias_correction1 = 1 - std::pow(beta1, step);
+    const auto bias_correction2 = 1 - std::pow(beta2, step);
+    at::Tensor m = *exp_avg;
+    at::Tensor v = *exp_avg_sq;
+    m.mul_(beta1).add_(grad, 1 - beta1);
+    v.mul_(beta2).addcmul_(grad, grad, 1 - beta2);
+    at::Tensor denom = (v.sqrt() / std::sqrt(bias_correction2)).add_(eps);
+    const auto step_size = lr / bias_correction1;
+    p.addcdiv_(m, denom, -step_size);
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e, err, err_len);
+    return 1;
   }
 }

@@ -92,6 +92,22 @@ extern "C" {
         err_len: usize,
     ) -> i32;
 
+    #[allow(clippy::too_many_arguments)]
+    fn magcl_adam_step(
+        param: *const C_tensor,
+        exp_avg: *const C_tensor,
+        exp_avg_sq: *const C_tensor,
+        step: i64,
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        eps: f64,
+        weight_decay: f64,
+        decoupled: i32,
+        err: *mut c_char,
+        err_len: usize,
+    ) -> i32;
+
     fn magcl_partner_new(strict: i32) -> *mut PartnerRaw;
     fn magcl_partner_free(p: *mut PartnerRaw);
     fn magcl_partner_attach(p: *mut PartnerRaw);
@@ -567,6 +583,48 @@ pub fn set_grad(param: &Tensor, grad: &Tensor) {
         // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
         let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
         panic!("set_grad failed: {}", msg.to_string_lossy());
+    }
+}
+
+/// Adam's settings for [`adam_step`].
+#[derive(Clone, Copy, Debug)]
+pub struct AdamStep {
+    pub lr: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    /// AdamW's decoupled decay (`p ← p·(1 − lr·wd)` first) instead of L2 (`g + wd·p`).
+    pub decoupled: bool,
+}
+
+/// One step of libtorch's Adam (or AdamW) on `param`, which has a gradient, with its
+/// moments `exp_avg` and `exp_avg_sq` (updated in place) and `step` its step count
+/// including this one: libtorch's operators in libtorch's order (`csrc/kernels.cpp`, 8.),
+/// on the parameter's device.
+pub fn adam_step(param: &Tensor, exp_avg: &Tensor, exp_avg_sq: &Tensor, step: i64, s: AdamStep) {
+    let mut err = [0 as c_char; 512];
+    // SAFETY: the three tensors are live for the call; the C++ side keeps no handle.
+    let rc = unsafe {
+        magcl_adam_step(
+            param.as_ptr(),
+            exp_avg.as_ptr(),
+            exp_avg_sq.as_ptr(),
+            step,
+            s.lr,
+            s.beta1,
+            s.beta2,
+            s.eps,
+            s.weight_decay,
+            s.decoupled as i32,
+            err.as_mut_ptr(),
+            err.len(),
+        )
+    };
+    if rc != 0 {
+        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+        panic!("adam_step failed: {}", msg.to_string_lossy());
     }
 }
 

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 use crate::error::{Error, Result};
 use crate::methods::state::{EpochHook, StateVisitor, TrainState, KINDS};
@@ -93,7 +93,14 @@ pub struct Saved {
 #[derive(Clone, Debug)]
 pub struct Identity {
     pub config_hash: String,
-    pub device: String,
+    /// The run's device: a checkpoint resumes on a device of the same kind (the CPU, or
+    /// any GPU index: a sweep's cell may land on another GPU of the host when resumed).
+    pub device: Device,
+}
+
+/// The kind of a device name as headers record it (`cuda:1` → `cuda`).
+fn device_kind(name: &str) -> &str {
+    name.split(':').next().unwrap_or(name)
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -138,7 +145,7 @@ pub fn encode(id: &Identity, epochs_done: usize, step: u64, state: &TrainState) 
     let header = serde_json::to_vec(&Header {
         format: FORMAT,
         config_hash: id.config_hash.clone(),
-        device: id.device.clone(),
+        device: super::run::device_name(id.device),
         git_commit: env!("MAGCL_GIT_COMMIT").to_string(),
         epochs_done,
         step,
@@ -201,13 +208,13 @@ pub fn decode(path: &Path, bytes: &[u8], id: &Identity) -> Result<Saved> {
             id.config_hash
         )));
     }
-    if header.device != id.device {
+    let device = super::run::device_name(id.device);
+    if device_kind(&header.device) != device_kind(&device) {
         return Err(Error::Config(format!(
-            "{}: this checkpoint was written by a run on {}; this run is on {} and would not \
-             give the numbers of either: run on {} or delete the checkpoint",
+            "{}: this checkpoint was written by a run on {}; this run is on {device} and would \
+             not give the numbers of either: run on {} or delete the checkpoint",
             path.display(),
             header.device,
-            id.device,
             header.device
         )));
     }
@@ -345,6 +352,9 @@ impl EpochHook for Checkpointer<'_> {
             v.f64("run/seconds", &mut secs)?;
             let mut gen = crate::rng::torch_cpu_state()?;
             v.values("run/torch_cpu_generator", &mut gen)?;
+            if let Some(mut gen) = crate::rng::torch_device_state(self.id.device)? {
+                v.values("run/torch_device_generator", &mut gen)?;
+            }
         }
         let bytes = encode(&self.id, epoch + 1, step, &saved)?;
         if let Some(dir) = self
@@ -373,11 +383,12 @@ impl EpochHook for Checkpointer<'_> {
     }
 }
 
-/// Loads a run's own carried values, log and libtorch's CPU generator from `v` (the
-/// method's state is loaded by the caller with the same visitor): returns the log and the
-/// seconds spent before.
+/// Loads a run's own carried values, log and libtorch's generators (the CPU's, and that
+/// of `device` where it is another) from `v` (the method's state is loaded by the caller
+/// with the same visitor): returns the log and the seconds spent before.
 pub fn load_run_state(
     v: &mut StateVisitor,
+    device: Device,
     run_state: &mut dyn FnMut(&mut StateVisitor) -> Result<()>,
 ) -> Result<(TrainLog, f64)> {
     run_state(v)?;
@@ -388,6 +399,11 @@ pub fn load_run_state(
     let mut gen = Vec::<u8>::new();
     v.values("run/torch_cpu_generator", &mut gen)?;
     crate::rng::set_torch_cpu_state(&gen)?;
+    if device != Device::Cpu {
+        let mut gen = Vec::<u8>::new();
+        v.values("run/torch_device_generator", &mut gen)?;
+        crate::rng::set_torch_device_state(device, &gen)?;
+    }
     Ok((log, secs))
 }
 
@@ -398,7 +414,7 @@ mod tests {
     fn id() -> Identity {
         Identity {
             config_hash: "00000000deadbeef".into(),
-            device: "cpu".into(),
+            device: Device::Cpu,
         }
     }
 
@@ -456,10 +472,19 @@ mod tests {
             "{e}"
         );
         let gpu = Identity {
-            device: "cuda:0".into(),
+            device: Device::Cuda(0),
             ..id()
         };
         let e = err(&bytes, &gpu);
         assert!(e.contains("on cpu") && e.contains("cuda:0"), "{e}");
+        // a GPU's checkpoint resumes on another GPU of the kind, not on the CPU
+        let gpu_bytes = encode(&gpu, 3, 12, &state()).unwrap();
+        let other_gpu = Identity {
+            device: Device::Cuda(1),
+            ..id()
+        };
+        assert_eq!(decode(p, &gpu_bytes, &other_gpu).unwrap().epochs_done, 3);
+        let e = err(&gpu_bytes, &id());
+        assert!(e.contains("on cuda:0") && e.contains("on cpu"), "{e}");
     }
 }

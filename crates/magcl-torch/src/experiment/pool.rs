@@ -433,8 +433,8 @@ pub fn run_worker(
 
 /// Runs one cell in a child process and turns its run record into a row.
 /// Runs one cell with its own thread count (`cell.config.threads`), checkpointing its
-/// training where `checkpoints` says when it runs on the CPU (the worker resumes from the
-/// cell's checkpoint when one is there, and removes it when the run has its outcome).
+/// training where `checkpoints` says, on any device (the worker resumes from the cell's
+/// checkpoint when one is there, and removes it when the run has its outcome).
 pub fn run_cell(
     cell: &Cell,
     worker: &Path,
@@ -443,11 +443,7 @@ pub fn run_cell(
     checkpoints: Option<&CellCheckpoints>,
 ) -> Outcome {
     let threads = cell.config.threads.max(1);
-    // only on the CPU: on a GPU the optimiser is libtorch's, whose state cannot be saved
-    let extra = checkpoints
-        .filter(|_| device == "cpu")
-        .map(|c| c.args(cell))
-        .unwrap_or_default();
+    let extra = checkpoints.map(|c| c.args(cell)).unwrap_or_default();
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     let (record, secs) = match run_worker(&cell.config, worker, tmp, threads, device, &extra) {
         Ok(r) => r,

@@ -10,7 +10,10 @@ use crate::error::Result;
 pub trait FromRecord: Sized {
     /// The row of a finished run. `variant` and `threads` come from the sweep, the rest
     /// from the record; the config is written fully resolved (every field, defaults
-    /// included), so a report compares rows without knowing the config's types.
+    /// included), so a report compares rows without knowing the config's types. The copy
+    /// of the data read goes to `data_source`, outside the config and its hash: `PATH
+    /// sha256:HEX`, or `generated` for a run without one (every set read from files has
+    /// one: TU and Planetoid folders, DGCNN zips, `.npz` files; see docs/datasets.md).
     fn from_record(rec: &RunRecord, variant: &str, threads: usize) -> Result<Self>;
 }
 
@@ -38,6 +41,10 @@ impl FromRecord for ResultRow {
             magcl_version: one_line(&rec.magcl_version),
             config: serde_json::to_string(&rec.config)?,
             warnings: one_line(&rec.outcome.warnings.join("; ")),
+            data_source: match &rec.outcome.data_source {
+                Some(s) => one_line(&s.label()),
+                None => GENERATED.to_string(),
+            },
         })
     }
 }
@@ -70,12 +77,30 @@ mod tests {
         let row = ResultRow::from_record(&rec, "ma.pi=0.1", 2).unwrap();
         assert_eq!(row.warnings, "one line; two");
         assert_eq!(row.threads, 2);
+        assert_eq!(row.data_source, "generated");
+        // The same run on a copy read from files: its path and sha256 in the row, the
+        // config hash unchanged (the copy is not part of the config).
+        let mut read = rec.clone();
+        read.outcome.data_source = Some(crate::data::source::DataSource {
+            path: "/cache/dgcnn/MUTAG.zip".into(),
+            sha256: "5e".repeat(32),
+        });
+        let read = ResultRow::from_record(&read, "ma.pi=0.1", 2).unwrap();
+        assert_eq!(
+            read.data_source,
+            format!("/cache/dgcnn/MUTAG.zip sha256:{}", "5e".repeat(32))
+        );
+        assert_eq!(read.config_hash, row.config_hash);
+        assert_eq!(read.config_hash, cfg.hash());
+        assert_eq!(read.config, row.config);
+        assert!(!read.config.contains("sha256"));
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.csv");
         let (f, _) = ResultsFile::open(&p, false).unwrap();
         f.append(&row).unwrap();
+        f.append(&read).unwrap();
         drop(f);
-        assert_eq!(read_rows(&p).unwrap(), vec![row]);
+        assert_eq!(read_rows(&p).unwrap(), vec![row, read]);
     }
 
     /// Every result file committed under results/ (and the test fixtures), recursively.

@@ -706,13 +706,14 @@ fn start_training<'r>(
     };
     let id = Identity {
         config_hash: cfg.hash(),
-        device: device_name(device),
+        device,
     };
     let mut resume = Resume::none();
     let mut seconds_before = 0.0;
-    // a method whose state cannot be saved (libtorch's Adam on a GPU) is refused before
-    // it trains, not at its first save
+    // a method whose state cannot be saved, or a device whose random generator cannot be
+    // read, is refused before it trains, not at its first save
     m.visit_state(&mut StateVisitor::Save(&mut Default::default()))?;
+    rng::torch_device_state(device)?;
     if let Some(saved) = checkpoint::load(&copts.path, &id)? {
         if saved.epochs_done > cfg.epochs {
             return Err(Error::Config(format!(
@@ -724,7 +725,7 @@ fn start_training<'r>(
         }
         let mut v = StateVisitor::load(&saved.state);
         m.visit_state(&mut v)?;
-        let (log, secs) = checkpoint::load_run_state(&mut v, run_state)?;
+        let (log, secs) = checkpoint::load_run_state(&mut v, device, run_state)?;
         v.finish()?;
         if log.epoch_losses.len() != saved.epochs_done {
             return Err(Error::Config(format!(
