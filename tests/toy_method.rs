@@ -250,6 +250,7 @@ two_views.strength = [0.5, 2.0]
         magcl_version: "0".into(),
         config: "{}".into(),
         warnings: String::new(),
+        data_source: String::new(),
     };
     let mut rows = Vec::new();
     for seed in 0..5 {

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::graph::GraphView;
+use crate::params::Checked;
 use crate::rng::{self, streams, Rng};
 
 pub mod attr_mask;
@@ -44,7 +45,15 @@ pub trait Augmentor: Send + Sync {
 /// `subgraph-1hop`, `random2` = a choice of {node-drop, subgraph}, `random3` = +
 /// edge-drop, `random4` = + mask, `random2-1hop`, or singles joined by `+` (applied in
 /// order).
-pub fn from_params(p: &AugParams) -> Result<Box<dyn Augmentor>> {
+///
+/// Takes checked parameters, like every other stage's constructor: the ratios are in
+/// [0, 1] and the name is known (checking builds the policy once).
+pub fn from_params(p: &Checked<AugParams>) -> Result<Box<dyn Augmentor>> {
+    build(p)
+}
+
+/// The policy of parameters not yet checked (what [`AugParams`]' check runs).
+pub(crate) fn build(p: &AugParams) -> Result<Box<dyn Augmentor>> {
     let single = |name: &str| -> Result<Box<dyn Augmentor>> {
         Ok(match name {
             "none" | "identity" => Box::new(Identity),
@@ -186,6 +195,7 @@ pub fn adaptive_drop_probabilities(s: &[f64], p: f64, threshold: f64) -> Vec<f64
 mod tests {
     use super::subgraph::adjacency;
     use super::*;
+    use crate::params::ParamGuard as _;
     use std::collections::HashSet;
 
     fn grid(w: usize, h: usize) -> GraphView {
@@ -385,7 +395,7 @@ mod tests {
             name: "random4".into(),
             ..AugParams::default()
         };
-        let policy = from_params(&cfg).unwrap();
+        let policy = from_params(&cfg.clone().check().unwrap()).unwrap();
         let policy = policy.as_ref();
         let run = |threads| {
             rayon::ThreadPoolBuilder::new()
@@ -408,21 +418,30 @@ mod tests {
     fn policy_names() {
         let mut cfg = AugParams::default();
         assert_eq!(
-            from_params(&cfg).unwrap().describe(),
+            from_params(&cfg.clone().check().unwrap())
+                .unwrap()
+                .describe(),
             "choice(node-drop 0.1, subgraph 0.2)"
         );
         cfg.name = "random4".into();
         assert_eq!(
-            from_params(&cfg).unwrap().describe(),
+            from_params(&cfg.clone().check().unwrap())
+                .unwrap()
+                .describe(),
             "choice(node-drop 0.1, subgraph 0.2, edge-drop 0.1, mask 0.1)"
         );
         cfg.name = "node-drop+mask".into();
         assert_eq!(
-            from_params(&cfg).unwrap().describe(),
+            from_params(&cfg.clone().check().unwrap())
+                .unwrap()
+                .describe(),
             "compose(node-drop 0.1, mask 0.1)"
         );
         cfg.name = "shuffle".into();
-        assert!(from_params(&cfg)
+        // An unknown name is refused when the parameters are checked.
+        assert!(cfg
+            .clone()
+            .check()
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()

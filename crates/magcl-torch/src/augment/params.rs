@@ -45,7 +45,7 @@ impl ParamGuard for AugParams {
             check_ratio(name, v)?;
         }
         // The name is checked here, where a sweep is read, not first in a worker.
-        super::from_params(self).map_err(|e| bad("augment.name", e))?;
+        super::build(self).map_err(|e| bad("augment.name", e))?;
         Ok(())
     }
 }
