@@ -319,9 +319,9 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
 /// switch demonstrably took effect: the losses differ from the fused CPU Adam's.
 #[test]
 fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() {
-    use magcl::experiment::checkpoint::CheckpointOptions;
-    use magcl::experiment::{run, MethodName, RunConfig, RunOptions, RunOutcome, RunSpec};
-    use magcl::methods::optim::with_tensor_adam;
+    use magcl_torch::experiment::checkpoint::CheckpointOptions;
+    use magcl_torch::experiment::{run, MethodName, RunConfig, RunOptions, RunOutcome, RunSpec};
+    use magcl_torch::methods::optim::with_tensor_adam;
     tch::set_num_threads(1);
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("tensor-adam.ckpt");
@@ -375,7 +375,7 @@ fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() 
             ..CheckpointOptions::new(ckpt.clone())
         })));
         match first {
-            Err(magcl::Error::Stopped { epochs, .. }) => assert_eq!(epochs, stop, "{method}"),
+            Err(magcl_torch::Error::Stopped { epochs, .. }) => assert_eq!(epochs, stop, "{method}"),
             other => panic!("{method}: expected a stop after {stop} epochs, got {other:?}"),
         }
         assert!(ckpt.exists(), "{method}: the checkpoint is written");

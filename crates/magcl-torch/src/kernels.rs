@@ -600,7 +600,7 @@ pub struct AdamStep {
 
 /// One step of libtorch's Adam (or AdamW) on `param`, which has a gradient, with its
 /// moments `exp_avg` and `exp_avg_sq` (updated in place) and `step` its step count
-/// including this one: libtorch's operators in libtorch's order (`csrc/kernels.cpp`, 8.),
+/// including this one: libtorch's operators in libtorch's order (`crates/magcl-torch/csrc/kernels.cpp`, 8.),
 /// on the parameter's device.
 pub fn adam_step(param: &Tensor, exp_avg: &Tensor, exp_avg_sq: &Tensor, step: i64, s: AdamStep) {
     let mut err = [0 as c_char; 512];

@@ -45,7 +45,7 @@ extern "C" {
     fn magcl_cpu_rng_state(out: *mut u8, cap: i64) -> i64;
     /// Sets the default CPU generator's state; 0, or -1 for a state it refuses.
     fn magcl_set_cpu_rng_state(data: *const u8, len: i64) -> std::os::raw::c_int;
-    /// `csrc/kernels.cpp` (7b.): an accelerator's default generator state into `out`;
+    /// `crates/magcl-torch/csrc/kernels.cpp` (7b.): an accelerator's default generator state into `out`;
     /// its length, or -1 with the message in `err`.
     fn magcl_device_rng_state(
         device_type: i8,

@@ -14,7 +14,7 @@
 //!
 //! On a GPU (any device but the CPU) the step is libtorch's: [`TensorAdam`] runs the
 //! operators of libtorch's `torch::optim::Adam::step` / `AdamW::step` (the optimisers tch
-//! builds), with the same scalars in the same order, through `csrc/kernels.cpp` (8.) —
+//! builds), with the same scalars in the same order, through `crates/magcl-torch/csrc/kernels.cpp` (8.) —
 //! tch's bindings drop the `alpha`/`value` factors of `add_`, `addcmul_` and `addcdiv_`, so
 //! Rust code could not call the same kernels. So a GPU run computes the same bits as with
 //! libtorch's optimiser, so earlier GPU rows are unchanged (the two agree bit for bit on
