@@ -84,6 +84,8 @@ TEST_TMP := $(or $(CARGO_TARGET_DIR),target)/tmp
 test: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --locked --all-targets -- -D warnings
+	# Every intra-doc link resolves (the Python module's docs are its .pyi, not rustdoc).
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --locked --no-deps --workspace --exclude magcl-py
 	@mkdir -p $(TEST_TMP) && rm -f $(TEST_TMP)/skipped-tests.log
 	@set -o pipefail; status=0; \
 	$(CARGO) test --release --locked --no-fail-fast 2>&1 | tee $(TEST_TMP)/test-output.log || status=$$?; \

@@ -411,7 +411,7 @@ fn stray_entry(full: &str) -> bool {
 }
 
 /// Reads the DGCNN text file out of a zip: the one entry `STEM.txt` (in any folder) when
-/// `stem` is given, else the one `.txt` entry; stray entries ([`stray_entry`]) are
+/// `stem` is given, else the one `.txt` entry; stray entries (`stray_entry`) are
 /// ignored. The entry is capped at [`MAX_ZIP_RATIO`] × the archive's size (at least
 /// [`MIN_ZIP_ALLOWANCE`], at most [`MAX_FILE_BYTES`]). Returns the entry's name and bytes.
 pub fn read_dgcnn_zip(zip_path: &Path, stem: Option<&str>) -> Result<(String, Vec<u8>)> {

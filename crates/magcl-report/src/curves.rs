@@ -8,7 +8,7 @@
 //!   row's `epochs` column). The grid label `epochs=N` is dropped from the variant, so
 //!   the cells of a grid over `epochs` and the cells without a grid (e.g. the 20-epoch
 //!   cells of `configs/training_curves.toml`) fall on one curve.
-//! - **Epoch 0** is the method's untrained encoder ([`floor::UNTRAINED`]: `untrained-adgcl`
+//! - **Epoch 0** is the method's untrained encoder ([`floor::untrained_of`]: `untrained-adgcl`
 //!   is epoch 0 of `adgcl` and of `adgcl-fixed`) with the *same* MA label, the same
 //!   evaluator, split and (node level) preset, and the same remaining variant, else the
 //!   one without a variant. Unlike the floor lines, an MA curve does not fall back to

@@ -4,8 +4,8 @@
 //! Two floors per group of a GCL method (dataset × method × evaluator × split × MA
 //! setting × variant):
 //! - **untrained**: the encoder of the method's family at its seeded random
-//!   initialisation, no gradient step, evaluated with the method's protocol ([`UNTRAINED`]
-//!   says which untrained encoder stands under which method). Paired by seed: the same
+//!   initialisation, no gradient step, evaluated with the method's protocol ([`untrained_of`]
+//!   says which untrained encoder stands under which method, as the declarations give it). Paired by seed: the same
 //!   seed gives the same folds (graph level) or splits (node level). The untrained group
 //!   with the same MA label is used where it exists (the untrained encoder under MA's
 //!   evaluation-time schedule), else the one without MA; same evaluator and split; same

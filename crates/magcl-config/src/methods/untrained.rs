@@ -1,5 +1,5 @@
 //! The untrained encoder of a method: the floor paired with it by seed. Its rows are
-//! labelled `untrained-<method>` and shown as "<method>, untrained".
+//! labelled `untrained-METHOD` and shown as "METHOD, untrained".
 use crate::method::{Level, MethodDecl, Role};
 
 pub const DECL: MethodDecl =

@@ -1,5 +1,5 @@
 //! Experiments: resolved run configs and presets ([`config`], [`presets`]), running one
-//! config end to end ([`run`]).
+//! config end to end ([`mod@run`]).
 pub mod checkpoint;
 pub mod config;
 pub mod device;

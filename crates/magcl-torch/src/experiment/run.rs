@@ -378,7 +378,7 @@ fn dense_for_saving(e: &Embeddings) -> Result<Vec<f32>> {
     Ok(e.to_dense())
 }
 
-/// The largest dense matrix [`dense_for_saving`] forms from sparse rows (1 GB of f32).
+/// The largest dense matrix `dense_for_saving` forms from sparse rows (1 GB of f32).
 pub const MAX_SAVED_VALUES: usize = 250_000_000;
 
 /// `X.npy` → `X.labels.npy`.

@@ -10,7 +10,7 @@ use crate::params::{bad, check_size, ParamGuard, Task, MAX_DEPTH};
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZeroK {
-    /// K = 0: no propagation, the layer is its MLP alone (the paper's g^[0] = identity).
+    /// K = 0: no propagation, the layer is its MLP alone (the paper's g^\[0\] = identity).
     #[default]
     Mlp,
     /// K = 0: one plain propagation step, the same as K = 1 (no layer skips aggregation),
