@@ -311,7 +311,7 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
     assert_eq!(m["data_sources"], serde_json::json!({}), "{m}");
 }
 
-/// GPU runs train with magcl's `TensorAdam` (libtorch's Adam step, moments kept where a
+/// GPU runs train with magcl's tensor-form Adam (`Adam::Tensor`) (libtorch's Adam step, moments kept where a
 /// checkpoint reads them). There is no GPU here, so the runs are forced onto that
 /// optimiser on the CPU (`with_tensor_adam`, in process): stopped and resumed, they end
 /// with the numbers of an uninterrupted run with the same optimiser, at both levels
@@ -409,7 +409,7 @@ fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() 
         assert_ne!(
             numbers(&fused).0,
             numbers(&whole).0,
-            "{method}: the losses of TensorAdam and the fused Adam differ at rounding level"
+            "{method}: the losses of the tensor-form and the fused Adam differ at rounding level"
         );
     }
 }

@@ -387,6 +387,11 @@ mod tests {
         }
     }
 
+    /// The policy of `cfg`, checked first as every caller's parameters are.
+    fn policy(cfg: &AugParams) -> Result<Box<dyn Augmentor>> {
+        from_params(&cfg.clone().check()?)
+    }
+
     #[test]
     fn views_are_deterministic_whatever_the_thread_count() {
         let graphs: Vec<GraphView> = (0..64).map(|i| grid(3 + i % 5, 4)).collect();
@@ -395,7 +400,7 @@ mod tests {
             name: "random4".into(),
             ..AugParams::default()
         };
-        let policy = from_params(&cfg.clone().check().unwrap()).unwrap();
+        let policy = policy(&cfg).unwrap();
         let policy = policy.as_ref();
         let run = |threads| {
             rayon::ThreadPoolBuilder::new()
@@ -418,23 +423,17 @@ mod tests {
     fn policy_names() {
         let mut cfg = AugParams::default();
         assert_eq!(
-            from_params(&cfg.clone().check().unwrap())
-                .unwrap()
-                .describe(),
+            policy(&cfg).unwrap().describe(),
             "choice(node-drop 0.1, subgraph 0.2)"
         );
         cfg.name = "random4".into();
         assert_eq!(
-            from_params(&cfg.clone().check().unwrap())
-                .unwrap()
-                .describe(),
+            policy(&cfg).unwrap().describe(),
             "choice(node-drop 0.1, subgraph 0.2, edge-drop 0.1, mask 0.1)"
         );
         cfg.name = "node-drop+mask".into();
         assert_eq!(
-            from_params(&cfg.clone().check().unwrap())
-                .unwrap()
-                .describe(),
+            policy(&cfg).unwrap().describe(),
             "compose(node-drop 0.1, mask 0.1)"
         );
         cfg.name = "shuffle".into();

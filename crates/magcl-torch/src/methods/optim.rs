@@ -1,7 +1,7 @@
 //! Adam, the one optimiser of every method (`torch.optim.Adam` as the references
 //! configure it), as an operation specialised by device: on the CPU one pass over each
-//! parameter's memory ([`FusedAdam`]), elsewhere libtorch's own Adam step on moments that
-//! magcl keeps ([`TensorAdam`]), and under [`crate::kernels::with_reference_ops`]
+//! parameter's memory ([`Adam::Fused`]), elsewhere libtorch's own Adam step on moments that
+//! magcl keeps ([`Adam::Tensor`]), and under [`crate::kernels::with_reference_ops`]
 //! libtorch's Adam itself (the differential tests' reference).
 //!
 //! libtorch's Adam issues about ten tensor operations per parameter and step; a GraphCL
@@ -12,7 +12,7 @@
 //! may round its multiply-adds differently, so results agree to rounding, not bit for
 //! bit).
 //!
-//! On a GPU (any device but the CPU) the step is libtorch's: [`TensorAdam`] runs the
+//! On a GPU (any device but the CPU) the step is libtorch's: [`Adam::Tensor`] runs the
 //! operators of libtorch's `torch::optim::Adam::step` / `AdamW::step` (the optimisers tch
 //! builds), with the same scalars in the same order, through `crates/magcl-torch/csrc/kernels.cpp` (8.) —
 //! tch's bindings drop the `alpha`/`value` factors of `add_`, `addcmul_` and `addcdiv_`, so
@@ -21,7 +21,7 @@
 //! the CPU, and on a GPU where the test runs on one:
 //! `tests::tensor_adam_is_libtorchs_adam_bit_for_bit`). What changes is who keeps the
 //! first and second moments and step counts: libtorch's optimiser keeps them where tch
-//! cannot read them, [`TensorAdam`] keeps them as tensors on the parameters' device, where
+//! cannot read them, [`Adam::Tensor`] keeps them as tensors on the parameters' device, where
 //! a checkpoint saves and restores them (docs/reliability.md, "Checkpoints"), so that GPU
 //! runs resume mid-training.
 use tch::{nn, Kind, Tensor};
@@ -50,19 +50,20 @@ pub enum Decay {
 pub enum Adam {
     /// libtorch's optimiser: only under [`crate::kernels::with_reference_ops`].
     Libtorch(nn::Optimizer),
-    /// The CPU form.
-    Fused(FusedAdam),
-    /// Every other device's: libtorch's step, with moments a checkpoint can read.
-    Tensor(TensorAdam),
+    /// The CPU form: one pass over each parameter's memory (`Moments::fused_step`).
+    Fused(Moments),
+    /// Every other device's: libtorch's step, with moments a checkpoint can read
+    /// (`Moments::tensor_step`).
+    Tensor(Moments),
 }
 
 thread_local! {
-    /// Whether Adams built on this thread take the [`TensorAdam`] form on the CPU too.
+    /// Whether Adams built on this thread take the [`Adam::Tensor`] form on the CPU too.
     static TENSOR_ADAM: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` with every [`Adam`] built inside it (on this thread) in the form GPU runs use,
-/// [`TensorAdam`], also where the fused CPU form would be chosen: so that the GPU's
+/// [`Adam::Tensor`], also where the fused CPU form would be chosen: so that the GPU's
 /// optimiser, its checkpoints included, is tested on the CPU. Numbers differ from the
 /// fused form's at rounding level. [`crate::kernels::with_reference_ops`] takes
 /// precedence. Restored afterwards, also on a panic.
@@ -79,7 +80,7 @@ pub fn with_tensor_adam<R>(f: impl FnOnce() -> R) -> R {
 
 impl Adam {
     /// Adam over the trainable variables of `vs`: fused when they are all contiguous f32
-    /// CPU tensors, [`TensorAdam`] otherwise (on a GPU), libtorch's in
+    /// CPU tensors, [`Adam::Tensor`] otherwise (on a GPU), libtorch's in
     /// [`crate::kernels::with_reference_ops`].
     pub fn new(vs: &nn::VarStore, lr: f64, weight_decay: f64) -> Result<Adam> {
         Adam::with_decay(vs, lr, weight_decay, Decay::L2)
@@ -93,14 +94,9 @@ impl Adam {
         let params = vs.trainable_variables();
         let fusable = !TENSOR_ADAM.with(|c| c.get()) && params.iter().all(|p| cpu_f32(p).is_some());
         if fusable {
-            Ok(Adam::Fused(FusedAdam::new(params, lr, weight_decay, decay)))
+            Ok(Adam::Fused(Moments::new(params, lr, weight_decay, decay)))
         } else {
-            Ok(Adam::Tensor(TensorAdam::new(
-                params,
-                lr,
-                weight_decay,
-                decay,
-            )))
+            Ok(Adam::Tensor(Moments::new(params, lr, weight_decay, decay)))
         }
     }
 
@@ -136,8 +132,7 @@ impl Adam {
     pub fn set_lr(&mut self, lr: f64) {
         match self {
             Adam::Libtorch(o) => o.set_lr(lr),
-            Adam::Fused(f) => f.lr = lr,
-            Adam::Tensor(t) => t.lr = lr,
+            Adam::Fused(m) | Adam::Tensor(m) => m.lr = lr,
         }
     }
 
@@ -145,8 +140,7 @@ impl Adam {
     pub fn zero_grad(&mut self) {
         match self {
             Adam::Libtorch(o) => o.zero_grad(),
-            Adam::Fused(f) => zero_grad(&f.params),
-            Adam::Tensor(t) => zero_grad(&t.params),
+            Adam::Fused(m) | Adam::Tensor(m) => zero_grad(&m.params),
         }
     }
 
@@ -155,8 +149,8 @@ impl Adam {
     pub fn step(&mut self) {
         match self {
             Adam::Libtorch(o) => o.step(),
-            Adam::Fused(f) => f.step(),
-            Adam::Tensor(t) => t.step(),
+            Adam::Fused(m) => m.fused_step(),
+            Adam::Tensor(m) => m.tensor_step(),
         }
     }
 
@@ -173,46 +167,9 @@ impl Adam {
                  they cannot be saved; run without a checkpoint"
                     .into(),
             )),
-            Adam::Fused(f) => visit_moments(
-                name,
-                v,
-                (&f.exp_avg, &f.exp_avg_sq),
-                &mut f.steps,
-                &mut f.lr,
-            ),
-            Adam::Tensor(t) => visit_moments(
-                name,
-                v,
-                (&t.exp_avg, &t.exp_avg_sq),
-                &mut t.steps,
-                &mut t.lr,
-            ),
+            Adam::Fused(m) | Adam::Tensor(m) => m.visit(name, v),
         }
     }
-}
-
-/// The state entries of the fused and the tensor form: `name/K/exp_avg` and
-/// `name/K/exp_avg_sq` for parameter K, `name/steps` and `name/lr`.
-fn visit_moments(
-    name: &str,
-    v: &mut super::state::StateVisitor,
-    (exp_avg, exp_avg_sq): (&[Tensor], &[Tensor]),
-    steps: &mut Vec<i32>,
-    lr: &mut f64,
-) -> Result<()> {
-    for (k, (m, s)) in exp_avg.iter().zip(exp_avg_sq).enumerate() {
-        v.tensor(&format!("{name}/{k}/exp_avg"), m)?;
-        v.tensor(&format!("{name}/{k}/exp_avg_sq"), s)?;
-    }
-    let n = steps.len();
-    v.values(&format!("{name}/steps"), steps)?;
-    if steps.len() != n {
-        return Err(crate::error::Error::Config(format!(
-            "the checkpoint's optimiser '{name}' has {} parameters, this run's {n}",
-            steps.len()
-        )));
-    }
-    v.f64(&format!("{name}/lr"), lr)
 }
 
 /// Removes every parameter's gradient (as libtorch's optimisers do with `set_to_none`).
@@ -224,11 +181,10 @@ fn zero_grad(params: &[Tensor]) {
     }
 }
 
-/// The form of every device but the CPU: libtorch's Adam (or AdamW) step on each
-/// parameter ([`crate::kernels::adam_step`]: the operators of `torch::optim::Adam::step`
-/// in its order), with the first and second moments kept here as tensors on the
-/// parameter's device and the step counts here, so that a checkpoint can save them.
-pub struct TensorAdam {
+/// magcl's own Adam state, kept alike by both forms (so a checkpoint of one loads into the
+/// other): each parameter's first and second moments (tensors beside the parameter, on its
+/// device) and step count, the learning rate and the decay.
+pub struct Moments {
     params: Vec<Tensor>,
     exp_avg: Vec<Tensor>,
     exp_avg_sq: Vec<Tensor>,
@@ -240,11 +196,11 @@ pub struct TensorAdam {
     decay: Decay,
 }
 
-impl TensorAdam {
-    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64, decay: Decay) -> TensorAdam {
+impl Moments {
+    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64, decay: Decay) -> Moments {
         // libtorch creates them at the first step as `zeros_like(p)`: the same zeros
         let zeros = |p: &Tensor| p.zeros_like().detach();
-        TensorAdam {
+        Moments {
             exp_avg: params.iter().map(zeros).collect(),
             exp_avg_sq: params.iter().map(zeros).collect(),
             steps: vec![0; params.len()],
@@ -255,7 +211,28 @@ impl TensorAdam {
         }
     }
 
-    fn step(&mut self) {
+    /// The state entries: `name/K/exp_avg` and `name/K/exp_avg_sq` for parameter K,
+    /// `name/steps` and `name/lr`.
+    fn visit(&mut self, name: &str, v: &mut super::state::StateVisitor) -> Result<()> {
+        for (k, (m, s)) in self.exp_avg.iter().zip(&self.exp_avg_sq).enumerate() {
+            v.tensor(&format!("{name}/{k}/exp_avg"), m)?;
+            v.tensor(&format!("{name}/{k}/exp_avg_sq"), s)?;
+        }
+        let n = self.steps.len();
+        v.values(&format!("{name}/steps"), &mut self.steps)?;
+        if self.steps.len() != n {
+            return Err(crate::error::Error::Config(format!(
+                "the checkpoint's optimiser '{name}' has {} parameters, this run's {n}",
+                self.steps.len()
+            )));
+        }
+        v.f64(&format!("{name}/lr"), &mut self.lr)
+    }
+
+    /// Every device but the CPU: libtorch's Adam (or AdamW) step on each parameter
+    /// ([`crate::kernels::adam_step`]: the operators of `torch::optim::Adam::step` in its
+    /// order) on the moments kept here.
+    fn tensor_step(&mut self) {
         let s = crate::kernels::AdamStep {
             lr: self.lr,
             beta1: BETA1,
@@ -278,36 +255,10 @@ impl TensorAdam {
             );
         }
     }
-}
 
-/// The CPU form: first and second moments kept beside each parameter.
-pub struct FusedAdam {
-    params: Vec<Tensor>,
-    exp_avg: Vec<Tensor>,
-    exp_avg_sq: Vec<Tensor>,
-    /// Steps taken per parameter (a parameter's count advances only when it has a
-    /// gradient, as in libtorch).
-    steps: Vec<i32>,
-    lr: f64,
-    weight_decay: f64,
-    decay: Decay,
-}
-
-impl FusedAdam {
-    fn new(params: Vec<Tensor>, lr: f64, weight_decay: f64, decay: Decay) -> FusedAdam {
-        let zeros = |p: &Tensor| p.zeros_like().detach();
-        FusedAdam {
-            exp_avg: params.iter().map(zeros).collect(),
-            exp_avg_sq: params.iter().map(zeros).collect(),
-            steps: vec![0; params.len()],
-            params,
-            lr,
-            weight_decay,
-            decay,
-        }
-    }
-
-    fn step(&mut self) {
+    /// The CPU step: one pass over each parameter's memory (contiguous f32 tensors, as
+    /// checked where the form is chosen).
+    fn fused_step(&mut self) {
         let (b1, b2) = (BETA1 as f32, BETA2 as f32);
         let (wd, eps) = (self.weight_decay as f32, EPS as f32);
         // AdamW: every parameter with a gradient shrinks by lr·wd first
