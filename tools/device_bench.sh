@@ -27,7 +27,7 @@ D=$PWD/.devcarry
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 M=$D/bin/magcl
 NAME=$(basename "$CONFIG" .toml)
-[ -f "$D/prev.tgz" ] && tar xzf "$D/prev.tgz"
+for f in "$D/prev.tgz" "$D/prev_checkpoints.tgz"; do [ -f "$f" ] && tar xzf "$f"; done
 CORES=$(nproc); GPUS=$(nvidia-smi -L 2>/dev/null | wc -l)
 echo "machine: $CORES cores, $GPUS GPUs; $(nvidia-smi -L 2>/dev/null | head -1)"
 if [ "$DEV" = cuda ]; then JOBS=${4:-$((4 * GPUS))}; else JOBS=${4:-$((CORES - 2))}; fi
@@ -39,5 +39,10 @@ timeout "$((LIMIT - 15))" "$M" bench "$CONFIG" --resume --jobs "$JOBS" --threads
 echo "bench ($DEV) exit $? after $(( $(date +%s) - START )) s (124: stopped by the time limit; resume)"
 grep -E "finished|failed|error|cells" "$LOG" | tail -5
 [ -f "results/$NAME/$NAME.csv" ] && echo "$NAME: $(($(wc -l < "results/$NAME/$NAME.csv") - 1)) rows"
-tar czf "$OUT/results.tgz" "results/$NAME"
+cp "$LOG" "$OUT/$NAME.$DEV.log"
+# rows and manifest in one archive, the checkpoints of unfinished cells in another: a
+# returned file has a size limit (16 MiB), and the rows must come back whatever the
+# checkpoints weigh
+tar czf "$OUT/results.tgz" --exclude="$NAME.checkpoints" "results/$NAME"
+[ -d "results/$NAME/$NAME.checkpoints" ] && tar czf "$OUT/checkpoints.tgz" "results/$NAME/$NAME.checkpoints"
 ls -la "$OUT"
