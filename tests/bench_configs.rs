@@ -31,6 +31,9 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("node_methods.toml", 800),
         ("graph_methods.toml", 1200),
         ("pretrain_size.toml", 560),
+        ("node_large.toml", 300),
+        ("graph_large.toml", 190),
+        ("positive_control_photo.toml", 20),
     ];
     for (file, n) in expected {
         let path = Path::new(DIR).join("configs").join(file);
