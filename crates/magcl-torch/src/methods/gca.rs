@@ -106,22 +106,30 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     4.0e-9 * epochs * size.nodes * size.nodes + 1e-6 * epochs * size.edges
 });
 
-/// GCA's settings on a dataset: `code` (the only preset). The released code ships
-/// configurations for Amazon-Computers, Amazon-Photo, Coauthor-CS (and Coauthor-Physics,
-/// WikiCS, which magcl does not load), with the defaults of its `train.py` (weight decay
-/// 1e-5, scheme `degree`); for every other set (Cora, CiteSeer, PubMed) GCA gives no
-/// configuration, and magcl uses GRACE's released one with scheme `degree`.
+/// GCA's released settings (`param/*.json`, read by `train.py` with its defaults: weight
+/// decay 1e-5) for the sets magcl loads: Amazon-Computers, Amazon-Photo, Coauthor-CS (the
+/// code also ships Coauthor-Physics and WikiCS). `None` elsewhere. GRACE's preset reads
+/// them too (`grace::grace_row`): GCA's code with `drop_scheme: uniform` is GRACE.
+pub(crate) fn released_row(dataset: &str) -> Option<GraceRow> {
+    #[rustfmt::skip]
+    let row = match dataset.to_ascii_lowercase().as_str() {
+        "amazon-computers" => GraceRow { epochs: 2000, lr: 1e-2, wd: 1e-5, act: "rrelu", hidden: 128, proj: 128, edge_drop: [0.6, 0.3], feature_drop: [0.2, 0.3], tau: 0.2 },
+        "amazon-photo" => GraceRow { epochs: 2000, lr: 0.1, wd: 1e-5, act: "relu", hidden: 256, proj: 64, edge_drop: [0.3, 0.5], feature_drop: [0.1, 0.1], tau: 0.3 },
+        "coauthor-cs" => GraceRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4 },
+        _ => return None,
+    };
+    Some(row)
+}
+
+/// GCA's settings on a dataset: `code` (the only preset): [`released_row`] with scheme
+/// `degree` and thresholds 0.7 (`train.py`'s defaults); for every other set (Cora,
+/// CiteSeer, PubMed) GCA gives no configuration, and magcl uses GRACE's released one with
+/// scheme `degree`.
 pub fn preset(req: &PresetRequest) -> Result<Preset> {
     if req.name.unwrap_or("code") != "code" {
         return Err(req.unknown_name(&ENTRY));
     }
-    #[rustfmt::skip]
-    let row = match req.dataset.to_ascii_lowercase().as_str() {
-        "amazon-computers" => GraceRow { epochs: 2000, lr: 1e-2, wd: 1e-5, act: "rrelu", hidden: 128, proj: 128, edge_drop: [0.6, 0.3], feature_drop: [0.2, 0.3], tau: 0.2 },
-        "amazon-photo" => GraceRow { epochs: 2000, lr: 0.1, wd: 1e-5, act: "relu", hidden: 256, proj: 64, edge_drop: [0.3, 0.5], feature_drop: [0.1, 0.1], tau: 0.3 },
-        "coauthor-cs" => GraceRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4 },
-        d => grace_row(d),
-    };
+    let row = grace_row(req.dataset);
     let mut p = preset_from_row(&row)?;
     p.sections.set(&GcaParams {
         scheme: "degree".into(),

@@ -65,9 +65,15 @@ pub(crate) struct GraceRow {
     pub tau: f64,
 }
 
-/// GRACE's `config.yaml` (CRIPAC-DIG/GRACE): Cora, CiteSeer and PubMed. Any other node
-/// set (DBLP is not among magcl's sets) gets Cora's row.
+/// GRACE's `config.yaml` (CRIPAC-DIG/GRACE): Cora, CiteSeer and PubMed. It has no row for
+/// Amazon-Computers, Amazon-Photo or Coauthor-CS; there GRACE takes GCA's released row
+/// ([`super::gca::released_row`]): the same authors' code base, in which `drop_scheme:
+/// uniform` trains GRACE itself, tuned on these sets. Any other node set gets Cora's row
+/// (GRACE's fourth set, DBLP, is not among magcl's).
 pub(crate) fn grace_row(dataset: &str) -> GraceRow {
+    if let Some(row) = super::gca::released_row(dataset) {
+        return row;
+    }
     #[rustfmt::skip]
     let row = match dataset.to_ascii_lowercase().as_str() {
         "citeseer" => GraceRow { epochs: 200, lr: 1e-3, wd: 1e-5, act: "prelu", hidden: 256, proj: 256, edge_drop: [0.2, 0.0], feature_drop: [0.3, 0.2], tau: 0.9 },
@@ -224,5 +230,70 @@ mod tests {
             ..req("Cora")
         };
         assert!(preset(&named).unwrap_err().to_string().contains("code"));
+    }
+
+    /// GRACE's config has no row for the Amazon and Coauthor sets: there it takes GCA's
+    /// released row (the same numbers GCA's preset uses), without GCA's adaptive section.
+    #[test]
+    fn larger_sets_take_gcas_released_rows() {
+        let over = serde_json::Map::new();
+        for d in ["Amazon-Photo", "Amazon-Computers", "Coauthor-CS"] {
+            let req = PresetRequest {
+                dataset: d,
+                task: Some(crate::params::Task::Node),
+                name: None,
+                overrides: &over,
+            };
+            let grace = preset(&req).unwrap();
+            let gca = crate::methods::gca::preset(&req).unwrap();
+            assert_eq!(
+                (grace.epochs, grace.hidden, grace.lr, grace.weight_decay),
+                (gca.epochs, gca.hidden, gca.lr, gca.weight_decay),
+                "{d}"
+            );
+            assert_eq!(grace.loss.temperature, gca.loss.temperature, "{d}");
+            let node = |p: &Preset| {
+                p.sections
+                    .get::<NodeParams>()
+                    .unwrap()
+                    .unwrap()
+                    .into_inner()
+            };
+            let (a, b) = (node(&grace), node(&gca));
+            assert_eq!(
+                (
+                    a.edge_drop,
+                    a.feature_drop,
+                    a.activation.clone(),
+                    a.proj_hidden
+                ),
+                (
+                    b.edge_drop,
+                    b.feature_drop,
+                    b.activation.clone(),
+                    b.proj_hidden
+                ),
+                "{d}"
+            );
+            assert!(
+                grace
+                    .sections
+                    .get::<crate::methods::gca::GcaParams>()
+                    .unwrap()
+                    .is_none(),
+                "{d}"
+            );
+        }
+        let over = serde_json::Map::new();
+        let photo = preset(&PresetRequest {
+            dataset: "Amazon-Photo",
+            task: Some(crate::params::Task::Node),
+            name: None,
+            overrides: &over,
+        })
+        .unwrap();
+        // GCA's param/amazon_photo.json: 2000 epochs, lr 0.1, 256 / 64, tau 0.3
+        assert_eq!((photo.epochs, photo.lr, photo.hidden), (2000, 0.1, 256));
+        assert_eq!(photo.loss.temperature, 0.3);
     }
 }
