@@ -14,7 +14,8 @@
 //!   when Δ = c is rejected too.
 //! - **opposite sign**: Δ = 0 rejected with the other sign.
 //! - **not reproduced**: the direction not shown, and Δ = c rejected.
-//! - **cannot tell**: neither rejected — consistent with the claim and with no effect.
+//! - **cannot tell**: neither rejected once the claim's uncertainty and Holm's correction
+//!   are counted; the line's own 95% interval may still exclude the claimed Δ or 0.
 //! - **not measured**: no comparison in the result files matches the claim.
 //!
 //! Every line also has the power of the paired t-test at a true Δ of |c| and the
@@ -231,7 +232,8 @@ pub enum Verdict {
     /// Direction not shown, and Δ = claimed Δ rejected (Holm, with the claim's own
     /// uncertainty): the claimed effect does not reproduce.
     NotReproduced,
-    /// Neither test rejects: the data are consistent with the claim and with no effect.
+    /// Neither test rejects (with the claim's uncertainty and Holm's correction); the
+    /// line's own interval may still exclude the claimed Δ or 0.
     CannotTell,
     NotMeasured,
 }
@@ -628,7 +630,7 @@ pub const VERDICT_NOTES: &str = "\
 - **confirmed**: Δ = 0 rejected, on the claimed side; \"smaller/larger than claimed\" when Δ = claim is rejected too.
 - **opposite sign**: Δ = 0 rejected on the other side of 0 from the claim: MA does the opposite of what is claimed.
 - **not reproduced**: the direction is not shown, and Δ = claim is rejected: the measured effect is smaller than the claim, beyond the claim's own uncertainty.
-- **cannot tell**: neither test rejects: the data are consistent with the claim and with no effect. Read it with the power column.
+- **cannot tell**: neither test rejects once the claim's own uncertainty and Holm's correction are counted. That is not \"consistent with both\": the line's own 95% interval can still exclude the claim Δ (or 0); compare the two columns, and read the line with the power column.
 - **power at claim**: the probability that the paired t-test (α = 0.05) detects a true Δ of |claim Δ| with these pairs and this spread; below 0.8 a line cannot test the claim, whatever its verdict. **MDE (80%)**: the Δ detected with power 0.8. Both use std(Δ) of the line, or, with fewer than 10 pairs, std(Δ) pooled over the comparisons of the same dataset, method, evaluator and split (every MA setting, weighted by n − 1; marked ‡), since 5 seeds give a noisy std.
 - **not measured**: no comparison in the result files matches the claim (same dataset, method, MA setting, split and metric).
 - **Per claim**: a claim measured under several MA readings reads the primary one (the released code's reading unless `--primary-ma` says otherwise); readings share their baseline, so they are not independent confirmations. **arms − paper**: each measured arm's mean minus the paper's printed value, \"matches\" when the paper's value lies in the arm's 95% interval, \"departs\" when it does not.
