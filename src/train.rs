@@ -85,9 +85,9 @@ pub struct TrainArgs {
     /// SimGRACE perturbation strength.
     #[arg(long, value_parser = finite_f64)]
     pub eta: Option<f64>,
-    /// svc-rbf | linear-svc | logreg (graph level).
+    /// svc-rbf | linear-svc | logreg (graph level; node level: logreg).
     #[arg(long)]
-    pub evaluator: Option<String>,
+    pub evaluator: Option<magcl_torch::eval::Evaluator>,
     /// Node features (graph level): graphcl (= auto) | adgcl | auto | labels | attributes | labels+attributes | constant | degree[:N].
     #[arg(long)]
     pub features: Option<String>,
@@ -422,7 +422,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         put("simgrace.eta", v.into());
     }
     if let Some(v) = &a.evaluator {
-        put("evaluator", v.clone().into());
+        put("evaluator", v.name().into());
     }
     if let Some(v) = &a.features {
         put("features", v.clone().into());

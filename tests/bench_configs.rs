@@ -97,5 +97,8 @@ fn graph_ma_has_each_gin_mode_for_graphcl_only() {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     assert_eq!(labels, want);
-    assert!(s.cells.iter().any(|c| c.config.evaluator == "linear-svc"));
+    assert!(s
+        .cells
+        .iter()
+        .any(|c| c.config.evaluator.name() == "linear-svc"));
 }

@@ -102,7 +102,7 @@ impl Evaluator {
 
 impl fmt::Display for Evaluator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 

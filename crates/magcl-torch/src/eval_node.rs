@@ -22,7 +22,7 @@ use crate::runtime::TorchThreads;
 pub const PROBE_STEPS: usize = 3000;
 
 /// The values of a node-level config's `evaluator`: `logreg` is this probe.
-pub const NODE_EVALUATORS: [&str; 1] = ["logreg"];
+pub const NODE_EVALUATORS: [crate::eval::Evaluator; 1] = [crate::eval::Evaluator::LogReg];
 
 /// The protocol `node.split` names: `random` ([`RandomSplit`], 10/10/80 from the run's
 /// seed), `public` (the dataset's own split) or `public-swapped` — the public split as the

@@ -93,8 +93,9 @@ pub struct RunConfig {
     /// Node features (graph level): a preset (`graphcl`, `adgcl`) or a kind
     /// (`labels`, `attributes`, `labels+attributes`, `constant`, `degree`).
     pub features: String,
-    /// `svc-rbf`, `linear-svc` or `logreg`.
-    pub evaluator: String,
+    /// `svc-rbf`, `linear-svc` or `logreg` (written as these names, so hashes are those
+    /// of the earlier string field).
+    pub evaluator: crate::eval::Evaluator,
     /// GIN's ε: the weight of a node's own features is 1 + ε. The GraphCL/SimGRACE data
     /// pipeline adds a self-loop to every node but the highest-indexed one of each graph,
     /// which makes a standard GIN count a node twice, i.e. ε = 1 in effect. SimGRACE's
@@ -237,7 +238,7 @@ impl RunConfig {
             hidden: self.hidden,
             layers: self.layers,
             features: self.features.clone(),
-            evaluator: self.evaluator.clone(),
+            evaluator: self.evaluator,
             gin_eps: self.gin_eps,
             loss: self.loss.clone(),
             ma: self.ma.clone(),
@@ -387,14 +388,15 @@ impl RunConfig {
         }
         // The names the evaluators answer to: the graph-level classifiers of magcl-eval,
         // the node-level probe.
-        let evaluators: Vec<&str> = match self.task {
-            Task::Graph => crate::eval::Evaluator::ALL.map(|e| e.name()).to_vec(),
-            Task::Node => crate::eval_node::NODE_EVALUATORS.to_vec(),
+        let evaluators: &[crate::eval::Evaluator] = match self.task {
+            Task::Graph => &crate::eval::Evaluator::ALL,
+            Task::Node => &crate::eval_node::NODE_EVALUATORS,
         };
-        if !evaluators.contains(&self.evaluator.as_str()) {
+        if !evaluators.contains(&self.evaluator) {
+            let names: Vec<&str> = evaluators.iter().map(|e| e.name()).collect();
             return Err(bad(
                 "evaluator",
-                format!("expected one of {evaluators:?}, got '{}'", self.evaluator),
+                format!("expected one of {names:?}, got '{}'", self.evaluator),
             ));
         }
         Ok(())

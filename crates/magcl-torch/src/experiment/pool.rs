@@ -470,7 +470,7 @@ pub fn run_cell(
     row.method = cell.config.method_label();
     row.ma = cell.ma_label();
     row.seed = cell.config.seed;
-    row.evaluator = cell.config.evaluator.clone();
+    row.evaluator = cell.config.evaluator.to_string();
     Outcome::Done(Box::new(row), secs)
 }
 

@@ -594,7 +594,7 @@ mod tests {
         let with_ma =
             untrained(serde_json::json!({"untrained": {"of": "adgcl"}, "ma": {"enabled": true}}));
         assert_eq!(aug(&with_ma), Some(Augmenter::Fixed));
-        assert_eq!(cfg.evaluator, "linear-svc", "AD-GCL's protocol");
+        assert_eq!(cfg.evaluator.name(), "linear-svc", "AD-GCL's protocol");
         // refused: training epochs, an unknown source, a baseline as the encoder
         for (o, field) in [
             (serde_json::json!({"epochs": 3}), "epochs"),

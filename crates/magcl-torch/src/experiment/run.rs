@@ -319,7 +319,7 @@ fn graph_data_traced(
 }
 
 fn evaluator(cfg: &RunConfig) -> Result<Evaluator> {
-    Ok(cfg.evaluator.parse::<Evaluator>()?)
+    Ok(cfg.evaluator)
 }
 
 /// The graph-level protocol and evaluator: with validation-chosen epochs (AD-GCL),
@@ -906,7 +906,7 @@ impl RunRecord {
             ma: cfg.ma_label(),
             seed: cfg.seed,
             config_hash: cfg.hash(),
-            evaluator: cfg.evaluator.clone(),
+            evaluator: cfg.evaluator.to_string(),
             outcome,
             git_commit: env!("MAGCL_GIT_COMMIT").into(),
             magcl_version: env!("CARGO_PKG_VERSION").into(),

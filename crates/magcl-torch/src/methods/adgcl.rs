@@ -21,6 +21,7 @@ use super::{Checked, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
 use crate::error::Result;
+use crate::eval::Evaluator;
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
@@ -240,7 +241,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         hidden: 32,
         layers: 5,
         features: ENTRY.features_written().into(),
-        evaluator: "linear-svc".into(),
+        evaluator: Evaluator::LinearSvc,
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(true),
         ma: MaParams::default(),

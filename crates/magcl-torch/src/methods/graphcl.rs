@@ -10,6 +10,7 @@ use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{self, augment_views, AugParams, Augmentor};
 use crate::error::Result;
+use crate::eval::Evaluator;
 use crate::graph::Batch;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
@@ -67,7 +68,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         hidden: 32,
         layers: 3,
         features: ENTRY.features_written().into(),
-        evaluator: "svc-rbf".into(),
+        evaluator: Evaluator::SvcRbf,
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(false),
         ma: MaParams::default(),

@@ -221,7 +221,7 @@ mod tests {
             (20, 128, 32, 3)
         );
         assert_eq!(
-            (p.lr, p.weight_decay, p.evaluator.as_str()),
+            (p.lr, p.weight_decay, p.evaluator.name()),
             (0.001, 0.0, "svc-rbf")
         );
         assert!(!p.ma.enabled);

@@ -500,7 +500,7 @@ mod tests {
             (p.epochs, p.batch_size, p.hidden, p.layers),
             (40, 128, 32, 3)
         );
-        assert_eq!((p.lr, p.evaluator.as_str()), (0.001, "svc-rbf"));
+        assert_eq!((p.lr, p.evaluator.name()), (0.001, "svc-rbf"));
         let j = p.sections.require::<JoaoParams>("joaov2").unwrap();
         assert_eq!((j.gamma, j.heads.as_str(), j.ratio), (0.1, "epoch", 0.2));
         let bad = TestConfig::new(

@@ -278,8 +278,8 @@ pub struct Preset {
     pub layers: usize,
     /// Node features: a preset name or a kind (see the data layer).
     pub features: String,
-    /// The evaluator's name.
-    pub evaluator: String,
+    /// The classifier that scores the embeddings (`svc-rbf`, `linear-svc`, `logreg`).
+    pub evaluator: crate::eval::Evaluator,
     /// GIN's ε (graph level).
     pub gin_eps: f64,
     pub loss: InfoNceParams,

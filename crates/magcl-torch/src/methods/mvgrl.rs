@@ -125,7 +125,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.batch_size = 64;
     p.layers = 4;
     p.hidden = 512;
-    p.evaluator = "linear-svc".into();
+    p.evaluator = crate::eval::Evaluator::LinearSvc;
     p.features = ENTRY.features_written().into();
     p.sections = MethodTable::default();
     p.sections.set(&MvgrlParams {
@@ -733,7 +733,7 @@ mod tests {
         );
         assert_eq!((p.lr, p.weight_decay), (0.001, 0.0));
         assert_eq!(
-            (p.evaluator.as_str(), p.features.as_str()),
+            (p.evaluator.name(), p.features.as_str()),
             ("linear-svc", "mvgrl")
         );
         let m = p.sections.require::<MvgrlParams>("mvgrl").unwrap();

@@ -154,7 +154,7 @@ impl From<NodePreset> for Preset {
             hidden: p.hidden,
             layers: 2,
             features: "row-normalised".into(),
-            evaluator: "logreg".into(),
+            evaluator: crate::eval::Evaluator::LogReg,
             gin_eps: 0.0,
             loss: p.loss,
             ma: p.ma,

@@ -1,6 +1,7 @@
 //! A cell's estimated cost, to deal shards evenly: the data's size (from the dataset
 //! registry) through the method's cost hint (its registry entry's), plus the evaluation's.
 use crate::data::registry::{self, DatasetSize};
+use crate::eval::Evaluator;
 use crate::experiment::config::RunConfig;
 use crate::methods::DataSize;
 
@@ -43,10 +44,10 @@ pub fn estimated_cost(cfg: &RunConfig) -> f64 {
         }
         _ => train,
     };
-    let eval = match cfg.evaluator.as_str() {
-        "svc-rbf" => 3.0e-6 * graphs * graphs,
-        "logreg" => 1e-3 * nodes.max(graphs),
-        _ => 3.0e-3 * graphs,
+    let eval = match cfg.evaluator {
+        Evaluator::SvcRbf => 3.0e-6 * graphs * graphs,
+        Evaluator::LogReg => 1e-3 * nodes.max(graphs),
+        Evaluator::LinearSvc => 3.0e-3 * graphs,
     };
     1.0 + train + eval
 }

@@ -28,7 +28,7 @@ impl Filter {
             "seed" => cell.config.seed.to_string(),
             "ma" => cell.ma_label(),
             "variant" => cell.variant.clone(),
-            _ => cell.config.evaluator.clone(),
+            _ => cell.config.evaluator.to_string(),
         }
     }
 
