@@ -45,9 +45,20 @@ pub struct MvgrlParams {
     /// Whether the GCN encoders train (`false`: the released code, whose optimiser sees
     /// only the heads; `true`: the paper).
     pub train_encoder: bool,
-    /// Which epoch's model is evaluated: `best-loss` (the lowest mean training loss, the
-    /// code's early stopping) or `last`.
-    pub keep: String,
+    /// Which epoch's model is evaluated.
+    pub keep: Keep,
+}
+
+/// Which epoch's MVGRL model is evaluated (`mvgrl.keep`).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The lowest mean training loss: the code's early stopping (`graph/train.py` saves the
+    /// model whenever the epoch's loss improves and evaluates the saved one).
+    #[serde(rename = "best-loss")]
+    BestLoss,
+    /// The last epoch's.
+    #[serde(rename = "last")]
+    Last,
 }
 
 impl Section for MvgrlParams {
@@ -60,12 +71,6 @@ impl ParamGuard for MvgrlParams {
             return Err(bad(
                 "mvgrl.alpha",
                 format!("must lie in (0, 1), got {}", self.alpha),
-            ));
-        }
-        if !matches!(self.keep.as_str(), "best-loss" | "last") {
-            return Err(bad(
-                "mvgrl.keep",
-                format!("expected best-loss or last, got '{}'", self.keep),
             ));
         }
         Ok(())
@@ -131,7 +136,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.sections.set(&MvgrlParams {
         alpha: 0.2,
         train_encoder,
-        keep: "best-loss".into(),
+        keep: Keep::BestLoss,
     })?;
     Ok(p)
 }
@@ -390,7 +395,7 @@ impl Mvgrl {
         nets.enc.freeze();
         // Adam over what trains: the heads, and the encoders when they train.
         let opt = Adam::new(&nets.heads, p.train.lr, p.train.weight_decay)?;
-        let best = (m.keep == "best-loss").then(|| {
+        let best = (m.keep == Keep::BestLoss).then(|| {
             let mut b = Nets::new(device, data.dim as i64, hidden, layers, m.train_encoder);
             b.enc.freeze();
             b.heads.freeze();
@@ -738,8 +743,8 @@ mod tests {
         );
         let m = p.sections.require::<MvgrlParams>("mvgrl").unwrap();
         assert_eq!(
-            (m.alpha, m.train_encoder, m.keep.as_str()),
-            (0.2, false, "best-loss")
+            (m.alpha, m.train_encoder, m.keep),
+            (0.2, false, Keep::BestLoss)
         );
         let paper = TestConfig::new("mvgrl", "toy", Some("paper"), 0, serde_json::json!({}));
         let m = paper
@@ -750,5 +755,29 @@ mod tests {
             .unwrap();
         assert!(m.train_encoder);
         assert!(TestConfig::new("mvgrl", "toy", Some("fast"), 0, serde_json::json!({})).is_err());
+    }
+
+    /// `mvgrl.keep` names one of two choices, written as before (config hashes keep);
+    /// anything else is refused with both names.
+    #[test]
+    fn keep_is_one_of_two_names() {
+        let last = serde_json::json!({"mvgrl": {"keep": "last"}});
+        let p = TestConfig::new("mvgrl", "toy", None, 0, last)
+            .unwrap()
+            .preset;
+        let m = p
+            .sections
+            .require::<MvgrlParams>("mvgrl")
+            .unwrap()
+            .into_inner();
+        assert_eq!(m.keep, Keep::Last);
+        assert_eq!(serde_json::to_value(m.keep).unwrap(), "last");
+        assert_eq!(serde_json::to_value(Keep::BestLoss).unwrap(), "best-loss");
+        let first = serde_json::json!({"mvgrl": {"keep": "first"}});
+        let e = TestConfig::new("mvgrl", "toy", None, 0, first)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("best-loss") && e.contains("last"), "{e}");
     }
 }
