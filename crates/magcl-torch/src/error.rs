@@ -22,6 +22,9 @@ pub enum Error {
         name: String,
         expected: String,
     },
+    /// A setting (`key`, its path as a config spells it) that the method does not use.
+    #[error("unknown setting '{key}' (not used by method {method})")]
+    UnknownSetting { key: String, method: String },
     /// Settings that are each valid but do not go together, or a run the data or device
     /// cannot serve.
     #[error("{0}")]
@@ -77,9 +80,10 @@ impl From<Error> for magcl_core::Error {
         use magcl_core::Error as E;
         match e {
             Error::Core(e) => e,
-            e @ (Error::Setting { .. } | Error::UnknownName { .. } | Error::Config(_)) => {
-                E::Config(e.to_string())
-            }
+            e @ (Error::Setting { .. }
+            | Error::UnknownName { .. }
+            | Error::UnknownSetting { .. }
+            | Error::Config(_)) => E::Config(e.to_string()),
             e @ (Error::Diverged { .. }
             | Error::Numeric(_)
             | Error::Torch(_)

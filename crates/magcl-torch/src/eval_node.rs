@@ -9,7 +9,7 @@ use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 use crate::data::NodeDataset;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::eval::evaluator::{Evaluator, FitSplit, HostMatrix, PerSplit, SplitScore};
 use crate::eval::protocol::{FixedSplits, Protocol, RandomSplit};
 use crate::eval::{self, Split};
@@ -43,11 +43,14 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
                 }
             })
             .ok_or_else(|| {
-                Error::Config(format!(
-                    "{} has no public split, so node.split = \"{name}\" cannot apply; use \
-                     node.split = \"random\" (e.g. --set node.split=random)",
-                    ds.name
-                ))
+                crate::params::bad(
+                    "node.split",
+                    format!(
+                        "{} has no public split, so \"{name}\" cannot apply; use \"random\" \
+                         (e.g. --set node.split=random)",
+                        ds.name
+                    ),
+                )
             })
     };
     let fixed = |split: Split| -> Box<dyn Protocol> {
@@ -67,9 +70,10 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
             }))
         }
         "random" => Ok(Box::new(RandomSplit)),
-        other => Err(Error::Config(format!(
-            "node.split: expected public, public-swapped or random, got '{other}'"
-        ))),
+        other => Err(crate::params::bad(
+            "node.split",
+            format!("expected public, public-swapped or random, got '{other}'"),
+        )),
     }
 }
 
@@ -193,6 +197,7 @@ impl NodeLogReg {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::eval::run_on_splits;
 
     /// The probe as `methods::node::logreg_accuracy` computed it before it became an

@@ -4,6 +4,7 @@ use super::config::*;
 use crate::error::{Error, Result};
 use crate::methods::registry;
 use crate::methods::{MethodEntry, PresetRequest};
+use crate::params::bad;
 
 /// Resolving a [`RunSpec`] lives beside the presets it starts from (the config module
 /// defines the types only, so the two do not import each other).
@@ -28,7 +29,7 @@ impl RunConfig {
         if let Some(r) = spec.overrides.get("ma").and_then(|m| m.get("reading")) {
             let name = r
                 .as_str()
-                .ok_or_else(|| Error::Config(format!("ma.reading: expected a name, got {r}")))?;
+                .ok_or_else(|| bad("ma.reading", format!("expected a name, got {r}")))?;
             Reading::find(name)?.apply(&mut base.ma);
         }
         let mut value = serde_json::to_value(&base)?;
@@ -37,6 +38,7 @@ impl RunConfig {
             &mut value,
             &serde_json::Value::Object(spec.overrides.clone()),
             "",
+            entry.name,
         )?;
         let mut cfg: RunConfig = serde_json::from_value(value)
             .map_err(|e| Error::Config(format!("invalid configuration: {e}")))?;
@@ -65,8 +67,14 @@ fn settable_defaults(value: &mut serde_json::Value) {
     }
 }
 
-/// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path.
-fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> Result<()> {
+/// Deep-merges `over` into `base`; a key `base` does not have is an error naming its path
+/// and `method`.
+fn merge(
+    base: &mut serde_json::Value,
+    over: &serde_json::Value,
+    path: &str,
+    method: &str,
+) -> Result<()> {
     use serde_json::Value;
     match (base, over) {
         (Value::Object(b), Value::Object(o)) => {
@@ -77,12 +85,13 @@ fn merge(base: &mut serde_json::Value, over: &serde_json::Value, path: &str) -> 
                     format!("{path}.{k}")
                 };
                 match b.get_mut(k) {
-                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v, &p)?,
+                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v, &p, method)?,
                     Some(slot) => *slot = v.clone(),
                     None => {
-                        return Err(Error::Config(format!(
-                            "unknown setting '{p}' (not used by this method)"
-                        )))
+                        return Err(Error::UnknownSetting {
+                            key: p,
+                            method: method.into(),
+                        })
                     }
                 }
             }
@@ -159,6 +168,13 @@ mod tests {
         assert_eq!(cfg.ma.gin_mode, GinMode::GinSum);
         assert_eq!(cfg.ma.view2, [0, 4]);
         assert_eq!(cfg.ma_label(), "ARS gin-sum");
+        spec.overrides = serde_json::from_str(r#"{"loss": {"temp": 0.5}}"#).unwrap();
+        match RunConfig::resolve(&spec).unwrap_err() {
+            Error::UnknownSetting { key, method } => {
+                assert_eq!((key.as_str(), method.as_str()), ("loss.temp", "graphcl"))
+            }
+            e => panic!("expected UnknownSetting, got {e:?}"),
+        }
         spec.overrides = serde_json::from_str(r#"{"epoch": 3}"#).unwrap();
         let err = RunConfig::resolve(&spec).unwrap_err().to_string();
         assert!(err.contains("'epoch'"), "{err}");

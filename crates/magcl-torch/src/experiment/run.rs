@@ -158,45 +158,30 @@ pub fn resolve_device_for(s: &str, cfg: &RunConfig, data_cfg: &DataConfig) -> Re
     resolve_device(s)
 }
 
-/// Parses `auto` | `cpu` | `cuda` | `cuda:N`; `auto` is CUDA where available, whatever
-/// the run ([`resolve_device_for`] decides per run). `cuda` without a usable GPU is an
-/// error.
+/// The device of `s` (`auto` | `cpu` | `cuda` | `cuda:N`, read by
+/// [`parse_device_spec`](super::device::parse_device_spec)); `auto` is CUDA where
+/// available, whatever the run ([`resolve_device_for`] decides per run). `cuda` without a
+/// usable GPU is an error.
 pub fn resolve_device(s: &str) -> Result<Device> {
+    use super::device::{parse_device_spec, DeviceSpec};
+    let idx = match parse_device_spec(s)? {
+        DeviceSpec::Auto => return Ok(Device::cuda_if_available()),
+        DeviceSpec::Cpu => return Ok(Device::Cpu),
+        DeviceSpec::Cuda(i) => i.unwrap_or(0),
+    };
     let s = s.trim();
-    match s {
-        "" | "auto" => Ok(Device::cuda_if_available()),
-        "cpu" => Ok(Device::Cpu),
-        _ => {
-            let idx = match s.strip_prefix("cuda") {
-                Some("") => 0,
-                Some(rest) => rest
-                    .strip_prefix(':')
-                    .and_then(|n| n.parse::<usize>().ok())
-                    .ok_or_else(|| {
-                        Error::Config(format!(
-                            "bad device '{s}': expected auto, cpu, cuda or cuda:N"
-                        ))
-                    })?,
-                None => {
-                    return Err(Error::Config(format!(
-                        "bad device '{s}': expected auto, cpu, cuda or cuda:N"
-                    )))
-                }
-            };
-            if !tch::Cuda::is_available() {
-                return Err(Error::Config(format!(
-                    "device '{s}' requested but CUDA is not available (no GPU, or a CPU-only libtorch)"
-                )));
-            }
-            if idx >= tch::Cuda::device_count() as usize {
-                return Err(Error::Config(format!(
-                    "device '{s}' requested but only {} CUDA device(s) exist",
-                    tch::Cuda::device_count()
-                )));
-            }
-            Ok(Device::Cuda(idx))
-        }
+    if !tch::Cuda::is_available() {
+        return Err(Error::Config(format!(
+            "device '{s}' requested but CUDA is not available (no GPU, or a CPU-only libtorch)"
+        )));
     }
+    if idx >= tch::Cuda::device_count() as usize {
+        return Err(Error::Config(format!(
+            "device '{s}' requested but only {} CUDA device(s) exist",
+            tch::Cuda::device_count()
+        )));
+    }
+    Ok(Device::Cuda(idx))
 }
 
 pub fn device_name(d: Device) -> String {

@@ -185,12 +185,14 @@ impl MethodEntry {
     pub fn check_preset(&self, p: &Preset) -> Result<()> {
         let allowed = self.allowed_sections(&p.sections)?;
         for key in p.sections.keys() {
-            let spec = allowed.iter().find(|s| s.key == key).ok_or_else(|| {
-                Error::Config(format!(
-                    "unknown setting '{key}' (not used by method {})",
-                    self.name
-                ))
-            })?;
+            let spec =
+                allowed
+                    .iter()
+                    .find(|s| s.key == key)
+                    .ok_or_else(|| Error::UnknownSetting {
+                        key: key.to_string(),
+                        method: self.name.into(),
+                    })?;
             (spec.check)(&p.sections.value(key).unwrap_or_default())?;
         }
         for spec in allowed {
