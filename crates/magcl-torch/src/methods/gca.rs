@@ -121,7 +121,7 @@ pub(crate) fn released_row(dataset: &str) -> Option<GraceRow> {
     Some(row)
 }
 
-/// GCA's settings on a dataset: `code` (the only preset): [`released_row`] with scheme
+/// GCA's settings on a dataset: `code` (the only preset): `released_row` with scheme
 /// `degree` and thresholds 0.7 (`train.py`'s defaults); for every other set (Cora,
 /// CiteSeer, PubMed) GCA gives no configuration, and magcl uses GRACE's released one with
 /// scheme `degree`.
