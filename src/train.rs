@@ -538,8 +538,8 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
     set_threads(cfg.threads);
     // under the default policy a graph-level step runs its two branches (GraphCL's views,
     // SimGRACE's clean and perturbed passes) on two threads where two cores are usable;
-    // the numbers are the same either way (magcl_torch::methods::branches)
-    magcl_torch::methods::branches::set_concurrent(
+    // the numbers are the same either way (magcl_torch::train::branches)
+    magcl_torch::train::branches::set_concurrent(
         graph_defaults && magcl_torch::runtime::usable_cores() >= 2,
     );
     let opts = RunOptions {

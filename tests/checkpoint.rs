@@ -321,7 +321,7 @@ fn bench_resume_continues_a_killed_cell_from_its_checkpoint() {
 fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() {
     use magcl_torch::experiment::checkpoint::CheckpointOptions;
     use magcl_torch::experiment::{run, MethodName, RunConfig, RunOptions, RunOutcome, RunSpec};
-    use magcl_torch::methods::optim::with_tensor_adam;
+    use magcl_torch::train::optim::with_tensor_adam;
     tch::set_num_threads(1);
     let dir = tempfile::tempdir().unwrap();
     let ckpt = dir.path().join("tensor-adam.ckpt");

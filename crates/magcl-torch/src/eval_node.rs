@@ -13,9 +13,9 @@ use crate::error::Result;
 use crate::eval::evaluator::{Evaluator, FitSplit, HostMatrix, PerSplit, SplitScore};
 use crate::eval::protocol::{FixedSplits, Protocol, RandomSplit};
 use crate::eval::{self, Split};
-use crate::methods::optim::Adam;
 use crate::rng::{self, streams};
 use crate::runtime::TorchThreads;
+use crate::train::optim::Adam;
 
 /// The probe's training steps in a run (the official MA-GCL `pGRACE/eval.py`,
 /// `log_regression`: 3000 full-batch steps, hard-coded in its loop).

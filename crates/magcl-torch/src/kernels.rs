@@ -237,7 +237,7 @@ pub fn reference_ops() -> bool {
 
 /// Runs `f` with every operation of this module, the sparse products
 /// (`graph::SparseMatrix::mm`), the contrastive loss (`loss::InfoNce`)
-/// and the optimiser (`methods::optim::Adam`, when built inside `f`) in their
+/// and the optimiser (`train::optim::Adam`, when built inside `f`) in their
 /// reference form: plain libtorch operators and libtorch's autograd, on every device. The
 /// model code is the same either way; what changes is how each operation computes. The
 /// differential tests train every method both ways and compare. The setting is per
@@ -486,7 +486,7 @@ pub fn gin_mlp_bn(x: &Tensor, p: &GinMlpBnParams<'_>, momentum: f64, eps: f64) -
 /// claimed yet when its result is needed is run by the attached thread itself, so nothing
 /// waits for a thread to wake up; each product is computed whole, by the same call, on
 /// one thread or the other, so the numbers do not depend on who ran what.
-/// [`crate::methods::branches::with_partner`] sets one up around a backward pass.
+/// [`crate::train::branches::with_partner`] sets one up around a backward pass.
 pub struct Partner {
     raw: *mut PartnerRaw,
 }

@@ -1,5 +1,5 @@
 //! Checkpoints of a run's training (docs/reliability.md, "Checkpoints"): the state a run
-//! carries across epochs ([`crate::methods::state`]) written atomically at epoch
+//! carries across epochs ([`crate::train::state`]) written atomically at epoch
 //! boundaries, so that a killed run continues from its last saved epoch and ends with the
 //! numbers of an uninterrupted one.
 //!
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
 use crate::error::{Error, Result};
-use crate::methods::state::{EpochHook, StateVisitor, TrainState, KINDS};
+use crate::train::state::{EpochHook, StateVisitor, TrainState, KINDS};
 use crate::train::TrainLog;
 
 const MAGIC: &[u8; 8] = b"MAGCLCK1";

@@ -15,11 +15,11 @@ use crate::eval::protocol::{KFold, Protocol, StratifiedKFold, WithValidation};
 use crate::eval::{self, Evaluator};
 use crate::eval_node::{node_protocol, NodeLogReg, PROBE_STEPS};
 use crate::graph::GraphView;
-use crate::methods::state::{EpochHook, Resume, StateVisitor};
 use crate::methods::{Embeddings, Method, Selection, TrainData};
 use crate::rng;
 use crate::train::graph::{GraphData, TrainPlan};
 use crate::train::node::{l2_normalize_rows, BestTest};
+use crate::train::state::{EpochHook, Resume, StateVisitor};
 use crate::train::TrainLog;
 
 /// How to run (not part of the config: does not change the numbers).

@@ -16,7 +16,6 @@
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
-use super::optim::Adam;
 use super::{Checked, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
@@ -25,7 +24,6 @@ use crate::eval::Evaluator;
 use crate::graph::{Batch, GraphTensors};
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::Task;
 use crate::params::{
@@ -34,6 +32,8 @@ use crate::params::{
 use crate::rng::{self, streams};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 use serde::{Deserialize, Serialize};
 
 /// AD-GCL settings.

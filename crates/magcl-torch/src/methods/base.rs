@@ -11,8 +11,6 @@
 use tch::nn;
 use tch::{Device, Tensor};
 
-use super::optim::Adam;
-use super::state::StateVisitor;
 use super::{Checked, Embed, Embeddings, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
@@ -27,6 +25,8 @@ use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs, EpochStep, NodeParams, NodePreset, NodeRunner,
     NodeVariant, NodeViews,
 };
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 use crate::train::TrainLog;
 
 /// The MA-GCL base model: the GCN encoder, the optional projection head, the InfoNCE loss

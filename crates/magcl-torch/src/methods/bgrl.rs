@@ -22,8 +22,6 @@
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::optim::{Adam, Decay};
-use super::state::{Resume, StateVisitor};
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
@@ -39,6 +37,8 @@ use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant,
     NodeViews,
 };
+use crate::train::optim::{Adam, Decay};
+use crate::train::state::{Resume, StateVisitor};
 use crate::train::TrainLog;
 use serde::{Deserialize, Serialize};
 

@@ -4,8 +4,6 @@
 //! and `anchor`, the augmented one under `negatives`; the other follows K′.
 use tch::Device;
 
-use super::branches;
-use super::optim::Adam;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{self, augment_views, AugParams, Augmentor};
@@ -14,10 +12,12 @@ use crate::eval::Evaluator;
 use crate::graph::Batch;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::params::{section, MethodTable, Task};
+use crate::train::branches;
 use crate::train::encoder::Tower;
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 
 pub struct GraphCl {
     pub model: Tower,

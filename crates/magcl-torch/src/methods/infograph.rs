@@ -14,19 +14,19 @@
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::optim::Adam;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::Batch;
 use crate::loss::local_global_jsd;
 use crate::ma::{self, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::nn::mlp::linear;
 use crate::nn::{GinEncoder, GinStyle, Init};
 use crate::params::MethodTable;
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 
 /// The registry's entry.
 pub static ENTRY: MethodEntry = MethodEntry::new(

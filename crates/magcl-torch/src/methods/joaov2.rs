@@ -20,7 +20,6 @@ use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::optim::Adam;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{AttrMask, Augmentor, EdgeDrop, Identity, NodeDrop, Subgraph1Hop};
@@ -28,12 +27,13 @@ use crate::error::Result;
 use crate::graph::{Batch, GraphView};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
 use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams, Rng};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 use rayon::prelude::*;
 
 /// The pool's size: node dropping, edge dropping, subgraph, attribute masking, identity.

@@ -24,13 +24,12 @@ use crate::nn::GinParams;
 use crate::params::Task;
 use crate::params::{bad, Checked, MethodTable, ParamGuard, SectionSpec};
 use crate::train::graph::{GraphData, Pretrain};
+use crate::train::state::{Resume, StateVisitor};
 use crate::train::{TrainLog, TrainParams};
 use magcl_config::MethodDecl;
-use state::{Resume, StateVisitor};
 pub mod adgcl;
 pub mod base;
 pub mod bgrl;
-pub mod branches;
 pub mod degree;
 pub mod features;
 pub mod gca;
@@ -39,10 +38,8 @@ pub mod graphcl;
 pub mod infograph;
 pub mod joaov2;
 pub mod mvgrl;
-pub mod optim;
 pub mod registry;
 pub mod simgrace;
-pub mod state;
 pub mod untrained;
 pub mod wl;
 
@@ -435,7 +432,7 @@ pub trait Method: Embed {
     /// ([`crate::train::graph::GraphMethod::visit_state`]).
     /// Default: none can be saved.
     fn visit_state(&mut self, _v: &mut StateVisitor) -> Result<()> {
-        Err(state::not_resumable("this method"))
+        Err(crate::train::state::not_resumable("this method"))
     }
     /// Which epoch's encoder is evaluated.
     fn selection(&self) -> Selection;

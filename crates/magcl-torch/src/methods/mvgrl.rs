@@ -20,14 +20,12 @@ use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
-use super::optim::Adam;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::{Batch, GraphTensors, GraphView, SparseMatrix};
 use crate::loss::local_global_jsd;
 use crate::ma::{self, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
@@ -35,6 +33,8 @@ use crate::nn::Init;
 use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::train::encoder::embed_in_chunks;
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 
 /// MVGRL settings (a config's `mvgrl` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

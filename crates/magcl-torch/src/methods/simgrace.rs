@@ -7,19 +7,19 @@
 //! perturbed one under `anchor`; the other follows K′.
 use tch::{Device, Tensor};
 
-use super::branches;
-use super::optim::Adam;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::methods::state::StateVisitor;
 use crate::params::{bad, section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams};
+use crate::train::branches;
 use crate::train::encoder::{sorted_vars, Tower};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
+use crate::train::optim::Adam;
+use crate::train::state::StateVisitor;
 use serde::{Deserialize, Serialize};
 
 /// SimGRACE settings (a config's `simgrace` section).

@@ -166,7 +166,7 @@ impl Method for Untrained<'_> {
         &mut self,
         _epochs: usize,
         _after_epoch: &mut dyn FnMut(usize, &dyn Embed) -> Result<()>,
-        _resume: crate::methods::state::Resume<'_>,
+        _resume: crate::train::state::Resume<'_>,
     ) -> Result<TrainLog> {
         if self.calibrate {
             self.inner.calibrate_batch_norm()?;

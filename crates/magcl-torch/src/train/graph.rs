@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::graph::GraphView;
-use crate::methods::branches;
-use crate::methods::state::{self, Resume, StateVisitor};
 use crate::methods::{Embed, Embeddings, Method, Selection};
 use crate::params::{bad, check_size, ParamGuard, MAX_EPOCHS};
 use crate::rng::{self, streams};
+use crate::train::branches;
+use crate::train::state::{self, Resume, StateVisitor};
 use crate::train::{check_loss, progress_bar, TrainLog, TrainParams};
 
 /// A graph-classification dataset ready for training: one view per graph (features

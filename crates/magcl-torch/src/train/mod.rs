@@ -14,6 +14,9 @@
 //! - [`encoder`]: what methods do with an encoder besides training it, at both levels:
 //!   embedding every item in chunks, setting batch-norm estimates without training, and
 //!   the GIN tower GraphCL and SimGRACE share.
+//! - [`optim`]: Adam, the one optimiser of every method; [`state`]: the training state a
+//!   checkpoint saves, listed once per method; [`branches`]: a graph-level step's two
+//!   branches run at the same time.
 //! - here: what both trainers share: the optimisation settings ([`TrainParams`]), the
 //!   per-epoch record ([`TrainLog`]), the progress bar, the loss check, and the runner of
 //!   a floor with nothing to train ([`FixedEmbeddings`]).
@@ -28,14 +31,17 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::{Error, Result};
-use crate::methods::state::{Resume, StateVisitor};
 use crate::methods::{Embed, Embeddings, Method, Selection};
 use crate::params::{bad, check_size, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
+use crate::train::state::{Resume, StateVisitor};
 use graph::Pretrain;
 
+pub mod branches;
 pub mod encoder;
 pub mod graph;
 pub mod node;
+pub mod optim;
+pub mod state;
 
 /// The optimisation settings every method shares.
 #[derive(Clone, Debug, PartialEq)]

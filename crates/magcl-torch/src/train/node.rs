@@ -24,7 +24,6 @@ use crate::kernels::PendingScalar;
 use crate::loss::InfoNceParams;
 use crate::ma::{Constraints, MaParams};
 use crate::methods::base::NodeModel;
-use crate::methods::state::{Resume, StateVisitor};
 use crate::methods::{Embed, Embeddings, Method, MethodParams, Preset, Selection};
 use crate::nn::gcn::{Features, GcnShape, Propagation};
 use crate::nn::mlp::Init;
@@ -33,6 +32,7 @@ use crate::params::{
     MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
+use crate::train::state::{Resume, StateVisitor};
 use crate::train::{check_loss, progress_bar, TrainLog};
 use serde::{Deserialize, Serialize};
 

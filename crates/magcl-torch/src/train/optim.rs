@@ -460,8 +460,8 @@ mod tests {
         let (vs64, ..) = model(Kind::Double);
         assert_eq!(form(Adam::new(&vs64, 0.1, 0.0).unwrap()), "tensor");
         // libtorch's own Adam cannot be checkpointed, and says so
-        let mut st = crate::methods::state::TrainState::default();
-        let mut v = crate::methods::state::StateVisitor::Save(&mut st);
+        let mut st = crate::train::state::TrainState::default();
+        let mut v = crate::train::state::StateVisitor::Save(&mut st);
         let e = crate::kernels::with_reference_ops(new)
             .visit_state("adam", &mut v)
             .unwrap_err()
@@ -475,7 +475,7 @@ mod tests {
     /// with the fused form beside it).
     #[test]
     fn adam_resumed_from_its_saved_state_continues_bit_for_bit() {
-        use crate::methods::state::{StateVisitor, TrainState};
+        use crate::train::state::{StateVisitor, TrainState};
         let _g = crate::rng::torch_lock();
         for tensor_form in [true, false] {
             for (wd, decay) in SETTINGS {
