@@ -243,13 +243,31 @@ pub fn reference_ops() -> bool {
 /// differential tests train every method both ways and compare. The setting is per
 /// thread (tests run in parallel) and restored afterwards, also on a panic.
 pub fn with_reference_ops<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
+    with_local(&REFERENCE_OPS, true, f)
+}
+
+/// Runs `f` with the thread-local `key` set to `value`, and puts the value it had back
+/// afterwards, also on a panic: the one form of this crate's per-thread switches
+/// ([`with_reference_ops`], `train::optim::with_tensor_adam`,
+/// `train::branches::with_concurrency`).
+pub(crate) fn with_local<T: Copy + 'static, R>(
+    key: &'static std::thread::LocalKey<std::cell::Cell<T>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static> {
+        key: &'static std::thread::LocalKey<std::cell::Cell<T>>,
+        old: T,
+    }
+    impl<T: Copy + 'static> Drop for Restore<T> {
         fn drop(&mut self) {
-            REFERENCE_OPS.with(|c| c.set(self.0));
+            self.key.with(|c| c.set(self.old));
         }
     }
-    let _restore = Restore(REFERENCE_OPS.with(|c| c.replace(true)));
+    let _restore = Restore {
+        key,
+        old: key.with(|c| c.replace(value)),
+    };
     f()
 }
 

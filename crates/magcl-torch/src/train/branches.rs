@@ -46,14 +46,7 @@ pub fn set_concurrent(on: bool) {
 /// Runs `f` with concurrent branches `on` for steps started on this thread (the
 /// process-wide setting is left alone; restored afterwards, also on a panic).
 pub fn with_concurrency<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<bool>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            OVERRIDE.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(OVERRIDE.with(|c| c.replace(Some(on))));
-    f()
+    crate::kernels::with_local(&OVERRIDE, Some(on), f)
 }
 
 /// Whether a step on `device` started on this thread runs its branches concurrently.

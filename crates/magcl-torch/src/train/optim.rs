@@ -68,14 +68,7 @@ thread_local! {
 /// fused form's at rounding level. [`crate::kernels::with_reference_ops`] takes
 /// precedence. Restored afterwards, also on a panic.
 pub fn with_tensor_adam<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            TENSOR_ADAM.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(TENSOR_ADAM.with(|c| c.replace(true)));
-    f()
+    crate::kernels::with_local(&TENSOR_ADAM, true, f)
 }
 
 impl Adam {
