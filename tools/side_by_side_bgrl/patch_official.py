@@ -11,6 +11,9 @@ Every patch is (file, old text, new text, why); one that does not apply stops th
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from official_patch import apply  # noqa: E402  (tools/official_patch.py)
+
 PATCHES = [
     ("train_transductive.py",
      "['amazon-computers', 'amazon-photos', 'coauthor-cs', 'coauthor-physics', 'wiki-cs'],",
@@ -59,14 +62,9 @@ PATCHES = [
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    root = pathlib.Path(sys.argv[1])
-    for path, old, new, why in PATCHES:
-        f = root / path
-        text = f.read_text()
-        if old not in text:
-            sys.exit(f"patch does not apply: {path}: {old[:60]!r}")
-        f.write_text(text.replace(old, new))
-        print(f"{path}: {why}")
+    # the last two rows replace every occurrence (2 and 5 in the released file)
+    apply(pathlib.Path(sys.argv[1]), PATCHES[:-2])
+    apply(pathlib.Path(sys.argv[1]), PATCHES[-2:], every=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,10 @@ Every patch is (file, old text, new text, why); one that does not apply stops th
 import pathlib
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from official_patch import apply  # noqa: E402  (tools/official_patch.py)
+
+
 def save(indent):
     """Lines that write z to $EMB_OUT when it is set."""
     return (f"{indent}import os, numpy\n"
@@ -70,20 +74,6 @@ GCA = [
      "seconds per training epoch (GRACE prints them; GCA does not); loss.item() in train() "
      "already waits for the GPU, the synchronize only makes that explicit"),
 ]
-
-
-def apply(root, patches):
-    root = pathlib.Path(root)
-    for name, old, new, why in patches:
-        if not old:
-            continue
-        path = root / name
-        text = path.read_text()
-        if text.count(old) != 1:
-            sys.exit(f"{path}: the text to patch occurs {text.count(old)} times, expected once "
-                     f"(patch: {why})")
-        path.write_text(text.replace(old, new))
-        print(f"patched {path}: {why}")
 
 
 if __name__ == "__main__":
