@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 
+use crate::experiment::device::DeviceSpec;
 use crate::experiment::pool::{
     default_jobs, remove_stale_scratch, run_pool, worker_program, CellCheckpoints, Placement,
 };
@@ -70,7 +71,7 @@ pub struct BenchArgs {
     /// and graph level with batches of ≥ 6 000 nodes) and runs the others on the CPU. Each
     /// row records the device its run used (docs/performance.md, "CPU or GPU").
     #[arg(long, default_value = "auto")]
-    pub device: String,
+    pub device: DeviceSpec,
     /// GPUs to spread the workers over: the first G visible ones [default: all visible].
     #[arg(long, value_name = "G")]
     pub gpus: Option<usize>,
@@ -82,7 +83,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         bail!("--jobs must be at least 1");
     }
     crate::train::check_threads(args.threads)?;
-    let placement = Placement::new(&args.device, args.gpus)?;
+    let placement = Placement::new(&args.device.to_string(), args.gpus)?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();
     let mut filter = Filter::default();
@@ -331,7 +332,7 @@ fn write_manifest(
         "magcl_version": env!("CARGO_PKG_VERSION"),
         "machine": crate::runtime::machine(),
         "cores": crate::runtime::usable_cores(),
-        "device": args.device,
+        "device": args.device.to_string(),
         "gpus": args.gpus,
         "jobs": jobs,
         "threads": threads,

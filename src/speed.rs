@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::train::parse_set;
 use crate::experiment::config::{MethodName, RunConfig, RunSpec};
+use crate::experiment::device::DeviceSpec;
 use crate::experiment::pool::{run_worker, worker_program};
 
 /// The arguments of `magcl bench-speed`; its help text is in the command table
@@ -38,7 +39,7 @@ pub struct SpeedArgs {
     pub set: Vec<String>,
     /// auto | cpu | cuda | cuda:N.
     #[arg(long, default_value = "auto")]
-    pub device: String,
+    pub device: DeviceSpec,
     /// CPU threads per case [default: what `magcl train` picks: 1 for graph-level cases
     /// (their two branches on two threads where two cores are usable), all cores for
     /// node-level ones].
@@ -167,8 +168,15 @@ pub fn run(a: SpeedArgs) -> anyhow::Result<()> {
         "peak MB"
     );
     for (case, cfg) in &configs {
-        let (rec, _) = run_worker(cfg, &worker, tmp.path(), threads, &a.device, &extra)
-            .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
+        let (rec, _) = run_worker(
+            cfg,
+            &worker,
+            tmp.path(),
+            threads,
+            &a.device.to_string(),
+            &extra,
+        )
+        .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         let o = &rec.outcome;
         let timed: Vec<f64> = o.epoch_seconds.iter().skip(a.warmup).copied().collect();
         let min = timed.iter().copied().fold(f64::INFINITY, f64::min);

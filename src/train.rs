@@ -8,6 +8,7 @@ use clap::Args;
 use crate::experiment::config::{
     Constraints, GinMode, MethodName, RunConfig, RunSpec, Section, UntrainedParams,
 };
+use crate::experiment::device::DeviceSpec;
 use crate::experiment::run as runner;
 use crate::experiment::{RunOptions, RunRecord};
 
@@ -110,7 +111,7 @@ pub struct TrainArgs {
     /// for graph-level runs whose training batches hold at least 6 000 nodes on average,
     /// the CPU for smaller ones (faster there: docs/performance.md, "CPU or GPU").
     #[arg(long, default_value = "auto")]
-    pub device: String,
+    pub device: DeviceSpec,
     /// CPU threads of libtorch and the data pipeline (and, when given, of the evaluation);
     /// default: 1 for graph-level runs (small batches: faster, and unhurt by a busy core),
     /// their step's two branches (GraphCL's views, SimGRACE's clean and perturbed passes)
@@ -543,7 +544,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         graph_defaults && magcl_torch::runtime::usable_cores() >= 2,
     );
     let opts = RunOptions {
-        device: a.device.clone(),
+        device: a.device.to_string(),
         progress: !a.quiet && !a.json,
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,

@@ -72,49 +72,14 @@ fn run_with_hash(
 fn graph_methods_repeat_exactly_at_one_two_and_three_threads() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
-        &[
-            "--method",
-            "graphcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "3",
-            "--seed",
-            "3",
-        ][..],
-        &[
-            "--method",
-            "graphcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "3",
-            "--seed",
-            "3",
-            "--ma",
-        ][..],
-        &[
-            "--method",
-            "simgrace",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "1",
-            "--ma",
-        ][..],
-        &[
-            "--method",
-            "adgcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "2",
-        ][..],
+        "--method graphcl --dataset synthetic --epochs 3 --seed 3",
+        "--method graphcl --dataset synthetic --epochs 3 --seed 3 --ma",
+        "--method simgrace --dataset synthetic --epochs 2 --seed 1 --ma",
+        "--method adgcl --dataset synthetic --epochs 2 --seed 2",
     ] {
+        // each case is one command line, its words separated by blanks
+        let args: Vec<&str> = args.split(' ').collect();
+        let args = &args[..];
         // At 1, 2 and 3 threads: each count repeats exactly, and each count is its own
         // configuration (float sums are ordered by it), so the same config gives the same
         // numbers on any machine and a report never averages different counts.
@@ -140,60 +105,16 @@ fn graph_methods_repeat_exactly_at_one_two_and_three_threads() {
 fn concurrent_branches_give_the_one_thread_numbers() {
     let dir = tempfile::tempdir().unwrap();
     for args in [
-        &[
-            "--method",
-            "graphcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "3",
-            "--seed",
-            "4",
-        ][..],
-        &[
-            "--method",
-            "graphcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "4",
-            "--ma",
-        ][..],
-        &[
-            "--method",
-            "simgrace",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "5",
-            "--ma",
-        ][..],
+        "--method graphcl --dataset synthetic --epochs 3 --seed 4",
+        "--method graphcl --dataset synthetic --epochs 2 --seed 4 --ma",
+        "--method simgrace --dataset synthetic --epochs 2 --seed 5 --ma",
         // the other graph-level methods train on a branch thread too
-        &[
-            "--method",
-            "adgcl",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "6",
-        ][..],
-        &[
-            "--method",
-            "joaov2",
-            "--dataset",
-            "synthetic",
-            "--epochs",
-            "2",
-            "--seed",
-            "7",
-        ][..],
+        "--method adgcl --dataset synthetic --epochs 2 --seed 6",
+        "--method joaov2 --dataset synthetic --epochs 2 --seed 7",
     ] {
+        // each case is one command line, its words separated by blanks
+        let args: Vec<&str> = args.split(' ').collect();
+        let args = &args[..];
         let (one, hash) = run_with_hash(args, 1, dir.path());
         let rec = record(args, None, dir.path());
         assert_eq!(rec["config_hash"].as_str().unwrap(), hash, "{args:?}");

@@ -167,8 +167,6 @@ fn bad_bench_options_are_refused_before_any_file_is_created() {
     let mut cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--jobs", "0"], "--jobs"),
         (vec!["--threads", "0"], "--threads"),
-        (vec!["--device", "tpu"], "bad device 'tpu'"),
-        (vec!["--device", "cuda:x"], "bad device"),
     ];
     if !tch::Cuda::is_available() {
         cases.push((vec!["--device", "cuda"], "CUDA is not available"));
@@ -178,5 +176,24 @@ fn bad_bench_options_are_refused_before_any_file_is_created() {
         c.arg("bench").arg(&s).arg("--out").arg(&out).args(&args);
         assert_clean_error(&run_for(c, 60), &[msg]);
         assert!(!dir.path().join("new").exists(), "{args:?} created files");
+    }
+    // a device that is no device is a usage error of the command line (status 2, as for
+    // any bad option value), naming what is accepted
+    for bad in ["tpu", "cuda:x"] {
+        let mut c = magcl(dir.path());
+        c.arg("bench")
+            .arg(&s)
+            .arg("--out")
+            .arg(&out)
+            .args(["--device", bad]);
+        let o = run_for(c, 60);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {e}");
+        assert!(e.contains(&format!("bad device '{bad}'")), "{e}");
+        assert!(e.contains("expected auto, cpu, cuda or cuda:N"), "{e}");
+        assert!(
+            !dir.path().join("new").exists(),
+            "--device {bad} created files"
+        );
     }
 }

@@ -103,14 +103,7 @@ impl Curves {
 
     /// Panels of the plot, in table order: (dataset, split).
     pub fn panels(&self) -> Vec<(String, String)> {
-        let mut p: Vec<(String, String)> = self
-            .curves
-            .iter()
-            .map(|c| (c.key.dataset.clone(), c.key.split.clone()))
-            .collect();
-        p.sort_by_key(|(d, s)| (dataset_sort_key(d), s.clone()));
-        p.dedup();
-        p
+        panels_of(self.curves.iter().map(|c| &c.key))
     }
 
     /// The distinct epoch counts of all curves, ascending (the plot's x categories).
@@ -319,6 +312,15 @@ pub fn configured_epochs(config: &serde_json::Value, column: usize) -> usize {
         .as_u64()
         .map(|e| e as usize)
         .unwrap_or(column)
+}
+
+/// The distinct (dataset, split) pairs of some curves' keys, in table order: the panels
+/// of a plot with one panel per dataset (and split).
+pub(crate) fn panels_of<'a>(keys: impl Iterator<Item = &'a GroupKey>) -> Vec<(String, String)> {
+    let mut p: Vec<(String, String)> = keys.map(|k| (k.dataset.clone(), k.split.clone())).collect();
+    p.sort_by_key(|(d, s)| (dataset_sort_key(d), s.clone()));
+    p.dedup();
+    p
 }
 
 #[cfg(test)]

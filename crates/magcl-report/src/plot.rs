@@ -798,19 +798,8 @@ pub fn curves(r: &Report) -> Result<Option<String>> {
     let panels = c.panels();
     let epochs = c.epoch_counts();
     // Legend entries: the curves' styles in curve order, then the floors present.
-    let mut styles: Vec<CurveStyle> = Vec::new();
-    for curve in &c.curves {
-        let s = curve_style(curve);
-        if !styles.iter().any(|x| x.label == s.label) {
-            styles.push(s);
-        }
-    }
-    let mut floors: Vec<String> = Vec::new();
-    for b in &c.bands {
-        if !floors.contains(&b.method) {
-            floors.push(b.method.clone());
-        }
-    }
+    let styles = distinct_styles(c.curves.iter().map(curve_style));
+    let floors = distinct_floors(&c.bands);
     let cols = panels.len().min(3);
     let rows = panels.len().div_ceil(cols);
     let (pw, ph) = (440u32, 340u32);
@@ -850,59 +839,111 @@ pub fn curves(r: &Report) -> Result<Option<String>> {
             draw_curve_panel(area, r, dataset, split, &epochs)?;
         }
         // The legend: a line sample with its marker per curve, a band sample per floor.
-        let col_w = width as i32 / per_line as i32;
-        for (i, e) in styles
-            .iter()
-            .map(Some)
-            .chain(floors.iter().map(|_| None))
-            .enumerate()
-        {
-            // Floors start a line of their own.
-            let slot = if i < styles.len() {
-                i
-            } else {
-                curve_lines * per_line + i - styles.len()
-            };
-            let x = 16 + col_w * (slot % per_line) as i32;
-            let y = 20 + 22 * (slot / per_line) as i32;
-            let text = match e {
-                Some(s) => {
-                    let line = vec![(x, y), (x + 36, y)];
-                    if s.ma {
-                        legend
-                            .draw(&DashedPathElement::new(line, 6, 4, s.color.stroke_width(2)))
-                            .map_err(perr)?;
-                    } else {
-                        legend
-                            .draw(&PathElement::new(line, s.color.stroke_width(2)))
-                            .map_err(perr)?;
-                    }
-                    marker(&legend, s, (x + 18, y))?;
-                    s.label.clone()
-                }
-                None => {
-                    let f = &floors[i - styles.len()];
-                    draw_band_sample(&legend, f, x, y)?;
-                    format!(
-                        "{} (floor: 95% CI of its mean)",
-                        super::curves::band_label(f)
-                    )
-                }
-            };
-            legend
-                .draw(&Text::new(
-                    text,
-                    (x + 44, y),
-                    ("sans-serif", 12)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
+        draw_legend(
+            &legend,
+            width,
+            per_line,
+            &styles,
+            true,
+            &floors,
+            |area, f, x, y| {
+                draw_band_sample(area, f, x, y)?;
+                Ok(format!(
+                    "{} (floor: 95% CI of its mean)",
+                    super::curves::band_label(f)
                 ))
-                .map_err(perr)?;
-        }
+            },
+        )?;
         root.present().map_err(perr)?;
     }
     Ok(Some(svg))
+}
+
+/// The styles of some curves with each label once, in curve order (the legend's entries).
+fn distinct_styles(styles: impl Iterator<Item = CurveStyle>) -> Vec<CurveStyle> {
+    let mut out: Vec<CurveStyle> = Vec::new();
+    for s in styles {
+        if !out.iter().any(|x| x.label == s.label) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The floors that have bands, each once, in band order.
+fn distinct_floors(bands: &[super::curves::FloorBand]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in bands {
+        if !out.contains(&b.method) {
+            out.push(b.method.clone());
+        }
+    }
+    out
+}
+
+/// The legend below a plot's panels: `per_line` entries to a line across `width` pixels,
+/// first a line sample with its marker per curve style (dashed for an MA style where
+/// `dash_ma`), then, from a line of their own, one entry per floor, drawn and labelled by
+/// `floor_entry(area, floor, x, y)`.
+fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, plotters::coord::Shift>,
+    width: u32,
+    per_line: usize,
+    styles: &[CurveStyle],
+    dash_ma: bool,
+    floors: &[String],
+    mut floor_entry: impl FnMut(
+        &DrawingArea<DB, plotters::coord::Shift>,
+        &str,
+        i32,
+        i32,
+    ) -> Result<String>,
+) -> Result<()> {
+    let col_w = width as i32 / per_line as i32;
+    let curve_lines = styles.len().div_ceil(per_line);
+    for (i, e) in styles
+        .iter()
+        .map(Some)
+        .chain(floors.iter().map(|_| None))
+        .enumerate()
+    {
+        // Floors start a line of their own.
+        let slot = if i < styles.len() {
+            i
+        } else {
+            curve_lines * per_line + i - styles.len()
+        };
+        let x = 16 + col_w * (slot % per_line) as i32;
+        let y = 20 + 22 * (slot / per_line) as i32;
+        let text = match e {
+            Some(s) => {
+                let line = vec![(x, y), (x + 36, y)];
+                if s.ma && dash_ma {
+                    legend
+                        .draw(&DashedPathElement::new(line, 6, 4, s.color.stroke_width(2)))
+                        .map_err(perr)?;
+                } else {
+                    legend
+                        .draw(&PathElement::new(line, s.color.stroke_width(2)))
+                        .map_err(perr)?;
+                }
+                marker(legend, s, (x + 18, y))?;
+                s.label.clone()
+            }
+            None => floor_entry(legend, &floors[i - styles.len()], x, y)?,
+        };
+        legend
+            .draw(&Text::new(
+                text,
+                (x + 44, y),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(perr)?;
+    }
+    Ok(())
 }
 
 /// A floor's band sample in the legend at pixel `(x, y)`.
@@ -1196,19 +1237,8 @@ pub fn pretrain_sizes(r: &Report) -> Result<Option<String>> {
             methods.push(curve.key.method.clone());
         }
     }
-    let mut styles: Vec<CurveStyle> = Vec::new();
-    for curve in &c.curves {
-        let s = size_style(curve, &methods);
-        if !styles.iter().any(|x| x.label == s.label) {
-            styles.push(s);
-        }
-    }
-    let mut floors: Vec<String> = Vec::new();
-    for b in &c.bands {
-        if !floors.contains(&b.method) {
-            floors.push(b.method.clone());
-        }
-    }
+    let styles = distinct_styles(c.curves.iter().map(|x| size_style(x, &methods)));
+    let floors = distinct_floors(&c.bands);
     let cols = panels.len().min(3);
     let rows = panels.len().div_ceil(cols);
     let (pw, ph) = (560u32, 380u32);
@@ -1252,53 +1282,21 @@ pub fn pretrain_sizes(r: &Report) -> Result<Option<String>> {
         for ((dataset, split), area) in panels.iter().zip(areas.iter()) {
             draw_size_panel(area, r, dataset, split, &methods)?;
         }
-        let col_w = width as i32 / per_line as i32;
-        let curve_lines = styles.len().div_ceil(per_line);
-        for (i, e) in styles
-            .iter()
-            .map(Some)
-            .chain(floors.iter().map(|_| None))
-            .enumerate()
-        {
-            let slot = if i < styles.len() {
-                i
-            } else {
-                curve_lines * per_line + i - styles.len()
-            };
-            let x = 16 + col_w * (slot % per_line) as i32;
-            let y = 20 + 22 * (slot / per_line) as i32;
-            let text = match e {
-                Some(s) => {
-                    legend
-                        .draw(&PathElement::new(
-                            vec![(x, y), (x + 36, y)],
-                            s.color.stroke_width(2),
-                        ))
-                        .map_err(perr)?;
-                    marker(&legend, s, (x + 18, y))?;
-                    s.label.clone()
-                }
-                None => {
-                    let f = &floors[i - styles.len()];
-                    let color = size_band_color(f, r, &methods);
-                    draw_size_band_sample(&legend, color, x, y)?;
-                    format!(
-                        "{} (floor: 95% CI of its mean)",
-                        super::pretrain::floor_label(f)
-                    )
-                }
-            };
-            legend
-                .draw(&Text::new(
-                    text,
-                    (x + 44, y),
-                    ("sans-serif", 12)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
+        draw_legend(
+            &legend,
+            width,
+            per_line,
+            &styles,
+            false,
+            &floors,
+            |area, f, x, y| {
+                draw_size_band_sample(area, size_band_color(f, r, &methods), x, y)?;
+                Ok(format!(
+                    "{} (floor: 95% CI of its mean)",
+                    super::pretrain::floor_label(f)
                 ))
-                .map_err(perr)?;
-        }
+            },
+        )?;
         root.present().map_err(perr)?;
     }
     Ok(Some(svg))

@@ -40,7 +40,7 @@ use super::floor::{self, family, find_classical, find_untrained, is_baseline, is
 use super::floor::{FloorKind, FLOOR_ALPHA};
 use super::format::{fmt_ci, fmt_num, fmt_p, method_label, method_name};
 use super::{claims::signed, MIN_SEEDS};
-use super::{dataset_sort_key, group_sort_key, inference, pair, Group, GroupKey, Metric};
+use super::{group_sort_key, inference, pair, Group, GroupKey, Metric};
 use crate::stats;
 
 /// The config section of the pre-training subset.
@@ -278,14 +278,7 @@ impl PretrainCurves {
 
     /// Panels of the plot, in table order: (dataset, split).
     pub fn panels(&self) -> Vec<(String, String)> {
-        let mut p: Vec<(String, String)> = self
-            .curves
-            .iter()
-            .map(|c| (c.key.dataset.clone(), c.key.split.clone()))
-            .collect();
-        p.sort_by_key(|(d, s)| (dataset_sort_key(d), s.clone()));
-        p.dedup();
-        p
+        super::curves::panels_of(self.curves.iter().map(|c| &c.key))
     }
 }
 

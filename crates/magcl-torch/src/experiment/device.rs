@@ -40,6 +40,27 @@ pub fn parse_device_spec(s: &str) -> Result<DeviceSpec> {
     }
 }
 
+impl std::str::FromStr for DeviceSpec {
+    type Err = Error;
+    /// [`parse_device_spec`]: how clap reads `--device` (a bad value is a usage error
+    /// naming the accepted ones).
+    fn from_str(s: &str) -> Result<DeviceSpec> {
+        parse_device_spec(s)
+    }
+}
+
+impl std::fmt::Display for DeviceSpec {
+    /// The written form [`parse_device_spec`] reads back: `auto`, `cpu`, `cuda`, `cuda:N`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceSpec::Auto => write!(f, "auto"),
+            DeviceSpec::Cpu => write!(f, "cpu"),
+            DeviceSpec::Cuda(None) => write!(f, "cuda"),
+            DeviceSpec::Cuda(Some(i)) => write!(f, "cuda:{i}"),
+        }
+    }
+}
+
 /// What `auto` chose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pick {
@@ -119,6 +140,25 @@ pub fn worker_device(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_spec_reads_back_what_it_writes() {
+        for s in ["auto", "cpu", "cuda", "cuda:0", "cuda:12"] {
+            let d: DeviceSpec = s.parse().unwrap();
+            assert_eq!(d.to_string(), s);
+        }
+        assert_eq!(
+            " cuda:3 ".parse::<DeviceSpec>().unwrap(),
+            DeviceSpec::Cuda(Some(3))
+        );
+        for bad in ["gpu", "cuda:", "cuda:+1", "cuda:x", "CUDA0"] {
+            let e = bad.parse::<DeviceSpec>().unwrap_err().to_string();
+            assert!(
+                e.contains("expected auto, cpu, cuda or cuda:N"),
+                "{bad}: {e}"
+            );
+        }
+    }
 
     #[test]
     fn device_specs_parse() {
