@@ -83,7 +83,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         bail!("--jobs must be at least 1");
     }
     crate::train::check_threads(args.threads)?;
-    let placement = Placement::new(&args.device.to_string(), args.gpus)?;
+    let placement = Placement::new(args.device, args.gpus)?;
     let sweep = Sweep::load(&args.config)?;
     let total_cells = sweep.cells.len();
     let mut filter = Filter::default();

@@ -12,17 +12,11 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::device::{auto_pick, auto_pick_for, parse_device_spec, worker_device, DeviceSpec, Pick};
+use super::device::{auto_pick, auto_pick_for, worker_device, DeviceSpec, Pick};
 use super::results::{FromRecord, ResultRow, ResultsFile};
 use super::sweep::Cell;
 use super::{RunConfig, RunRecord, Task};
 use crate::error::{Error, Result};
-
-/// The options [`Placement::new`] reads.
-struct PlacementArgs<'a> {
-    device: &'a str,
-    gpus: Option<usize>,
-}
 
 /// Removes the scratch folders (`magcl-bench-PID` in `root`) of earlier runs that were
 /// killed before they could clean up: those whose process no longer exists. Linux only
@@ -119,22 +113,19 @@ impl Placement {
     /// GPU and `--gpus` at most the visible ones. A worker program of one's own
     /// ($MAGCL_BENCH_WORKER) given `--gpus G` is trusted to have G GPUs (how the placement
     /// is tested without one).
-    pub fn new(device: &str, gpus: Option<usize>) -> Result<Placement> {
-        let args = PlacementArgs { device, gpus };
-        let spec = parse_device_spec(args.device)?;
-        if args.gpus == Some(0) {
+    pub fn new(spec: DeviceSpec, gpus: Option<usize>) -> Result<Placement> {
+        if gpus == Some(0) {
             return Err(Error::Config(
                 "--gpus must be at least 1 (use --device cpu for no GPU)".into(),
             ));
         }
         let own_worker = std::env::var_os("MAGCL_BENCH_WORKER").is_some_and(|w| !w.is_empty());
-        let visible = match args.gpus {
+        let visible = match gpus {
             Some(g) if own_worker => {
                 if let DeviceSpec::Cuda(Some(i)) = spec {
                     if i >= g {
                         return Err(Error::Config(format!(
-                            "--device {}: only {g} GPU(s) (--gpus {g})",
-                            args.device
+                            "--device {spec}: only {g} GPU(s) (--gpus {g})"
                         )));
                     }
                 }
@@ -142,8 +133,8 @@ impl Placement {
             }
             _ => {
                 if matches!(spec, DeviceSpec::Cuda(_)) {
-                    crate::experiment::run::resolve_device(args.device)
-                        .map_err(|e| Error::Config(format!("--device {}: {e}", args.device)))?;
+                    crate::experiment::run::device_of(spec)
+                        .map_err(|e| Error::Config(format!("--device {spec}: {e}")))?;
                 }
                 if tch::Cuda::is_available() {
                     tch::Cuda::device_count().max(0) as usize
@@ -152,7 +143,7 @@ impl Placement {
                 }
             }
         };
-        if let Some(g) = args.gpus {
+        if let Some(g) = gpus {
             if g > visible {
                 return Err(Error::Config(format!(
                     "--gpus {g}: only {visible} GPU(s) are visible{}",
@@ -165,7 +156,7 @@ impl Placement {
             }
         }
         let gpus = match spec {
-            DeviceSpec::Cuda(None) | DeviceSpec::Auto => args.gpus.unwrap_or(visible),
+            DeviceSpec::Cuda(None) | DeviceSpec::Auto => gpus.unwrap_or(visible),
             DeviceSpec::Cpu | DeviceSpec::Cuda(Some(_)) => 0,
         };
         Ok(Placement {

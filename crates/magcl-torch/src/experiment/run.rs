@@ -159,25 +159,28 @@ pub fn resolve_device_for(s: &str, cfg: &RunConfig, data_cfg: &DataConfig) -> Re
 }
 
 /// The device of `s` (`auto` | `cpu` | `cuda` | `cuda:N`, read by
-/// [`parse_device_spec`](super::device::parse_device_spec)); `auto` is CUDA where
-/// available, whatever the run ([`resolve_device_for`] decides per run). `cuda` without a
-/// usable GPU is an error.
+/// [`parse_device_spec`](super::device::parse_device_spec)), as [`device_of`] gives it.
 pub fn resolve_device(s: &str) -> Result<Device> {
-    use super::device::{parse_device_spec, DeviceSpec};
-    let idx = match parse_device_spec(s)? {
+    device_of(super::device::parse_device_spec(s)?)
+}
+
+/// The device of a parsed `--device`: `auto` is CUDA where available, whatever the run
+/// ([`resolve_device_for`] decides per run). `cuda` without a usable GPU is an error.
+pub fn device_of(spec: super::device::DeviceSpec) -> Result<Device> {
+    use super::device::DeviceSpec;
+    let idx = match spec {
         DeviceSpec::Auto => return Ok(Device::cuda_if_available()),
         DeviceSpec::Cpu => return Ok(Device::Cpu),
         DeviceSpec::Cuda(i) => i.unwrap_or(0),
     };
-    let s = s.trim();
     if !tch::Cuda::is_available() {
         return Err(Error::Config(format!(
-            "device '{s}' requested but CUDA is not available (no GPU, or a CPU-only libtorch)"
+            "device '{spec}' requested but CUDA is not available (no GPU, or a CPU-only libtorch)"
         )));
     }
     if idx >= tch::Cuda::device_count() as usize {
         return Err(Error::Config(format!(
-            "device '{s}' requested but only {} CUDA device(s) exist",
+            "device '{spec}' requested but only {} CUDA device(s) exist",
             tch::Cuda::device_count()
         )));
     }
