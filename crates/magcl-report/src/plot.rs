@@ -969,6 +969,123 @@ fn draw_band_sample<DB: DrawingBackend>(
     }
 }
 
+/// The chart of one small-multiples panel (training curves, pre-training sizes): the
+/// dataset (with its split) as caption, the metric on the y axis, no x labels (each plot
+/// writes its own under the axis with [`text_under`]).
+fn panel_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    (dataset, split): (&str, &str),
+    metric: Metric,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    margin_right: u32,
+) -> Result<PanelChart<'a, 'b>> {
+    let title = if split.is_empty() {
+        dataset.to_string()
+    } else {
+        format!("{dataset} ({split} split)")
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .margin_right(margin_right)
+        .x_label_area_size(40)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(perr)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .max_light_lines(1)
+        .x_labels(0)
+        .y_desc(metric_label(metric))
+        .label_style(("sans-serif", 12))
+        .draw()
+        .map_err(perr)?;
+    Ok(chart)
+}
+
+type PanelChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::types::RangedCoordf64,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
+/// `text` centred `dy` pixels below the chart point `at`, in a `size`-point font.
+fn text_under(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    chart: &PanelChart,
+    at: (f64, f64),
+    dy: i32,
+    text: &str,
+    size: u32,
+) -> Result<()> {
+    let base = area.get_base_pixel();
+    let (px, py) = chart.backend_coord(&at);
+    area.draw(&Text::new(
+        text,
+        (px - base.0, py - base.1 + dy),
+        ("sans-serif", size)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top)),
+    ))
+    .map_err(perr)
+}
+
+/// A point of a drawn curve: (x, y) and the 95% interval of y, if any.
+type PlotPoint = ((f64, f64), Option<(f64, f64)>);
+
+/// One curve of a panel: the line through `points` (dashed where `dashed`), then at each
+/// point its interval as an error bar and the style's marker.
+fn draw_curve_points(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    chart: &mut PanelChart,
+    s: &CurveStyle,
+    dashed: bool,
+    points: &[PlotPoint],
+) -> Result<()> {
+    let xy: Vec<(f64, f64)> = points.iter().map(|p| p.0).collect();
+    if dashed {
+        chart
+            .draw_series(std::iter::once(DashedPathElement::new(
+                xy,
+                6,
+                4,
+                s.color.stroke_width(2),
+            )))
+            .map_err(perr)?;
+    } else {
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                xy,
+                s.color.stroke_width(2),
+            )))
+            .map_err(perr)?;
+    }
+    let base = area.get_base_pixel();
+    for &((x, y), ci) in points {
+        if let Some((a, z)) = ci {
+            chart
+                .draw_series(std::iter::once(ErrorBar::new_vertical(
+                    x,
+                    a,
+                    y,
+                    z,
+                    s.color.stroke_width(1),
+                    6,
+                )))
+                .map_err(perr)?;
+        }
+        let (px, py) = chart.backend_coord(&(x, y));
+        marker(area, s, (px - base.0, py - base.1))?;
+    }
+    Ok(())
+}
+
 fn draw_curve_panel(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     r: &Report,
@@ -1006,51 +1123,19 @@ fn draw_curve_panel(
     let (y0, y1) = (lo - pad, (hi + pad).min(metric_top(r.metric)));
     let k = epochs.len();
     let (x0, x1) = (-0.5, k as f64 - 0.5);
-    let title = if split.is_empty() {
-        dataset.to_string()
-    } else {
-        format!("{dataset} ({split} split)")
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 16))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(52)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(perr)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .max_light_lines(1)
-        .x_labels(0)
-        .y_desc(metric_label(r.metric))
-        .label_style(("sans-serif", 12))
-        .draw()
-        .map_err(perr)?;
-    let base = area.get_base_pixel();
+    let mut chart = panel_chart(area, (dataset, split), r.metric, (x0, x1), (y0, y1), 10)?;
     // Epoch counts under their categories, and the axis name under them.
     for (i, e) in epochs.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(i as f64, y0));
-        area.draw(&Text::new(
-            e.to_string(),
-            (px - base.0, py - base.1 + 6),
-            ("sans-serif", 12)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Top)),
-        ))
-        .map_err(perr)?;
+        text_under(area, &chart, (i as f64, y0), 6, &e.to_string(), 12)?;
     }
-    let (ax, ay) = chart.backend_coord(&((x0 + x1) / 2.0, y0));
-    area.draw(&Text::new(
+    text_under(
+        area,
+        &chart,
+        ((x0 + x1) / 2.0, y0),
+        22,
         "training epochs (0 = untrained encoder; categorical axis)",
-        (ax - base.0, ay - base.1 + 22),
-        ("sans-serif", 11)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))
-    .map_err(perr)?;
+        11,
+    )?;
     // Floor bands first, under the curves.
     for b in &bands {
         let color = band_color(&b.method);
@@ -1086,47 +1171,15 @@ fn draw_curve_panel(
     for (j, curve) in curves.iter().enumerate() {
         let s = curve_style(curve);
         let off = (j as f64 - (m as f64 - 1.0) / 2.0) * dodge;
-        let xy: Vec<(f64, f64)> = curve
+        let points: Vec<PlotPoint> = curve
             .points
             .iter()
             .filter_map(|p| {
                 let i = epochs.iter().position(|e| *e == p.epochs)?;
-                Some((i as f64 + off, p.mean))
+                Some(((i as f64 + off, p.mean), p.ci95))
             })
             .collect();
-        if s.ma {
-            chart
-                .draw_series(std::iter::once(DashedPathElement::new(
-                    xy.clone(),
-                    6,
-                    4,
-                    s.color.stroke_width(2),
-                )))
-                .map_err(perr)?;
-        } else {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    xy.clone(),
-                    s.color.stroke_width(2),
-                )))
-                .map_err(perr)?;
-        }
-        for (p, (x, _)) in curve.points.iter().zip(&xy) {
-            if let Some((a, z)) = p.ci95 {
-                chart
-                    .draw_series(std::iter::once(ErrorBar::new_vertical(
-                        *x,
-                        a,
-                        p.mean,
-                        z,
-                        s.color.stroke_width(1),
-                        6,
-                    )))
-                    .map_err(perr)?;
-            }
-            let (px, py) = chart.backend_coord(&(*x, p.mean));
-            marker(area, &s, (px - base.0, py - base.1))?;
-        }
+        draw_curve_points(area, &mut chart, &s, s.ma, &points)?;
     }
     Ok(())
 }
@@ -1384,51 +1437,18 @@ fn draw_size_panel(
         _ => return Ok(()),
     };
     let (x0, x1) = (xmin - 0.4, xmax + 0.4);
-    let title = if split.is_empty() {
-        dataset.to_string()
-    } else {
-        format!("{dataset} ({split} split)")
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 16))
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(40)
-        .y_label_area_size(52)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(perr)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .max_light_lines(1)
-        .x_labels(0)
-        .y_desc(metric_label(r.metric))
-        .label_style(("sans-serif", 12))
-        .draw()
-        .map_err(perr)?;
-    let base = area.get_base_pixel();
+    let mut chart = panel_chart(area, (dataset, split), r.metric, (x0, x1), (y0, y1), 24)?;
     for (x, label, _) in &shown {
-        let (px, py) = chart.backend_coord(&(*x, y0));
-        area.draw(&Text::new(
-            label.clone(),
-            (px - base.0, py - base.1 + 6),
-            ("sans-serif", 11)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Center, VPos::Top)),
-        ))
-        .map_err(perr)?;
+        text_under(area, &chart, (*x, y0), 6, label, 11)?;
     }
-    let (ax, ay) = chart.backend_coord(&((x0 + x1) / 2.0, y0));
-    area.draw(&Text::new(
+    text_under(
+        area,
+        &chart,
+        ((x0 + x1) / 2.0, y0),
+        22,
         "graphs pre-trained on (log2 axis; all = the whole set)",
-        (ax - base.0, ay - base.1 + 22),
-        ("sans-serif", 11)
-            .into_font()
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top)),
-    ))
-    .map_err(perr)?;
+        11,
+    )?;
     // Bands first, under the curves; a band past the axis is clipped to it.
     for b in &bands {
         let color = size_band_color(&b.method, r, methods);
@@ -1455,33 +1475,17 @@ fn draw_size_panel(
     for (j, curve) in curves.iter().enumerate() {
         let s = size_style(curve, methods);
         let off = (j as f64 - (m as f64 - 1.0) / 2.0) * dodge;
-        let xy: Vec<(f64, f64)> = curve
+        // Points past the axis are drawn on it.
+        let clip = |v: f64| v.clamp(y0, y1);
+        let points: Vec<PlotPoint> = curve
             .points
             .iter()
-            .map(|p| (size_x(p, curve) + off, p.mean.clamp(y0, y1)))
+            .map(|p| {
+                let ci = p.ci95.map(|(a, z)| (clip(a), clip(z)));
+                ((size_x(p, curve) + off, clip(p.mean)), ci)
+            })
             .collect();
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                xy.clone(),
-                s.color.stroke_width(2),
-            )))
-            .map_err(perr)?;
-        for (p, (x, y)) in curve.points.iter().zip(&xy) {
-            if let Some((a, z)) = p.ci95 {
-                chart
-                    .draw_series(std::iter::once(ErrorBar::new_vertical(
-                        *x,
-                        a.clamp(y0, y1),
-                        *y,
-                        z.clamp(y0, y1),
-                        s.color.stroke_width(1),
-                        6,
-                    )))
-                    .map_err(perr)?;
-            }
-            let (px, py) = chart.backend_coord(&(*x, *y));
-            marker(area, &s, (px - base.0, py - base.1))?;
-        }
+        draw_curve_points(area, &mut chart, &s, false, &points)?;
     }
     Ok(())
 }
