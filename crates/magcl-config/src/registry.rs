@@ -60,12 +60,16 @@ pub fn find(name: &str) -> Option<&'static MethodDecl> {
 /// The method and variant a row label (or a spelling of one, e.g. `ad-gcl-fixed`) names.
 pub fn find_label(label: &str) -> Option<(&'static MethodDecl, &'static RowLabel)> {
     let wanted = label.trim().to_ascii_lowercase();
-    all().into_iter().find_map(|d| {
-        d.labels
-            .iter()
-            .find(|l| l.label == wanted || l.aliases.iter().any(|a| *a == wanted))
-            .map(|l| (d, l))
-    })
+    label_where(|l| l.label == wanted || l.aliases.iter().any(|a| *a == wanted))
+}
+
+/// The first row label (with its method) that `matches`, in registry order.
+fn label_where(
+    matches: impl Fn(&RowLabel) -> bool,
+) -> Option<(&'static MethodDecl, &'static RowLabel)> {
+    all()
+        .into_iter()
+        .find_map(|d| d.labels.iter().find(|l| matches(l)).map(|l| (d, l)))
 }
 
 /// What a result row's method key names: `graphcl`, `adgcl-fixed`, `untrained-graphcl`,
@@ -100,10 +104,8 @@ pub fn row_method(key: &str) -> RowMethod<'_> {
     };
     let (decl, label) = match find_exact(family) {
         Some(d) => (Some(d), None),
-        None => match all()
-            .into_iter()
-            .find_map(|d| d.labels.iter().find(|l| l.label == family).map(|l| (d, l)))
-        {
+        // Rows carry labels as written, not their aliases.
+        None => match label_where(|l| l.label == family) {
             Some((d, l)) => (Some(d), Some(l)),
             None => (None, None),
         },
