@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::experiment::config::{
-    Constraints, GinMode, MethodName, RunConfig, RunSpec, Section, UntrainedParams,
+    Constraints, GinMode, MethodName, ReadingName, RunConfig, RunSpec, Section, UntrainedParams,
 };
 use crate::experiment::device::DeviceSpec;
 use crate::experiment::run as runner;
@@ -56,7 +56,7 @@ pub struct TrainArgs {
     /// A named reading of the paper's open choices: code (the default with --ma) | current
     /// | paper (implies --ma; docs/ma.md).
     #[arg(long)]
-    pub reading: Option<String>,
+    pub reading: Option<ReadingName>,
     /// Enforce Algorithm 1's constraints: both (the flag alone) | sum (ΣK ≠ ΣK′) | layers
     /// (K_i ≠ K′_i) | none.
     #[arg(long, value_name = "WHICH", num_args = 0..=1, default_missing_value = "both")]
@@ -89,9 +89,11 @@ pub struct TrainArgs {
     /// svc-rbf | linear-svc | logreg (graph level; node level: logreg).
     #[arg(long)]
     pub evaluator: Option<magcl_torch::eval::Evaluator>,
-    /// Node features (graph level): graphcl (= auto) | adgcl | auto | labels | attributes | labels+attributes | constant | degree[:N].
+    /// Node features (graph level): auto | attributes-else-degree | labels | attributes |
+    /// labels+attributes | constant | degree[:N] | labels+degree[:N] (docs/datasets.md). Each
+    /// method's preset feeds the rule it declares (docs/methods.md).
     #[arg(long)]
-    pub features: Option<String>,
+    pub features: Option<magcl_torch::experiment::FeatureSetting>,
     /// Override any config field: `--set loss.temperature=0.5 --set node.edge_drop=[0.3,0.2]`.
     /// Node-level readings (docs/citeseer.md): `node.split=public-swapped`,
     /// `loss.inter_view_negatives=false` (with `loss.intra_view_negatives=true`),
@@ -345,7 +347,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         put("ma.enabled", true.into());
     }
     match &a.reading {
-        Some(r) => put("ma.reading", r.clone().into()),
+        Some(r) => put("ma.reading", r.word().into()),
         // The released code's reading is the primary one (docs/ma.md); node-level presets
         // follow the code or the paper by themselves.
         None if (a.ma || a.tricks.is_some() || a.ma_mode.is_some())
@@ -353,7 +355,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
             && !crate::experiment::sweep::known_dataset(&dataset)
                 .is_some_and(|t| t == crate::experiment::Task::Node) =>
         {
-            put("ma.reading", "code".into())
+            put("ma.reading", ReadingName::Code.word().into())
         }
         None => {}
     }
@@ -426,7 +428,7 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         put("evaluator", v.name().into());
     }
     if let Some(v) = &a.features {
-        put("features", v.clone().into());
+        put("features", v.to_string().into());
     }
     for s in &a.set {
         let (path, v) = parse_set(s)?;
@@ -544,7 +546,7 @@ pub fn run(a: TrainArgs) -> anyhow::Result<()> {
         graph_defaults && magcl_torch::runtime::usable_cores() >= 2,
     );
     let opts = RunOptions {
-        device: a.device.to_string(),
+        device: a.device,
         progress: !a.quiet && !a.json,
         save_embeddings: a.save_embeddings.clone(),
         skip_eval: a.no_eval,

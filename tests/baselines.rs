@@ -18,7 +18,7 @@ fn resolve(
 
 fn cpu() -> RunOptions {
     RunOptions {
-        device: "cpu".into(),
+        device: magcl_torch::experiment::device::DeviceSpec::Cpu,
         ..Default::default()
     }
 }

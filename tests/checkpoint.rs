@@ -361,7 +361,7 @@ fn runs_with_the_gpus_optimiser_resume_to_the_numbers_of_an_uninterrupted_run() 
         })
         .unwrap();
         let opts = |checkpoint: Option<CheckpointOptions>| RunOptions {
-            device: "cpu".into(),
+            device: magcl_torch::experiment::device::DeviceSpec::Cpu,
             skip_eval,
             checkpoint,
             ..Default::default()

@@ -119,18 +119,14 @@ static TWO_VIEWS: MethodEntry = MethodEntry::new(
     |req| {
         let mut p: Preset = req.of(registry::find("graphcl")?)?;
         p.epochs = 10;
-        p.features = TWO_VIEWS.features_written().into();
+        p.features = TWO_VIEWS.features();
         p.sections.set(&TwoViewsParams { strength: 1.0 })?;
         Ok(p)
     },
     |p, data, device, progress| {
-        let g = data.graphs("two-views")?;
-        Ok(Box::new(GraphRunner::new(
-            TwoViews::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&TWO_VIEWS, p, data, progress, |g| {
+            TwoViews::new(p, g.dim, device)
+        })
     },
 )
 .sections(&[section::<AugParams>(), section::<TwoViewsParams>()])
@@ -156,7 +152,7 @@ fn a_registered_method_runs_by_name_like_a_built_in() {
     assert_eq!(cfg.method.as_str(), "two-views");
     assert_eq!(cfg.task, Task::Graph);
     assert_eq!(cfg.epochs, 10, "its own preset");
-    assert_eq!(cfg.features, "degree:4", "its declared features");
+    assert_eq!(cfg.features.as_str(), "degree:4", "its declared features");
     let own = cfg.sections.get::<TwoViewsParams>().unwrap().unwrap();
     assert_eq!(own.strength, 0.5);
     // The config names the method, holds its section and reads back as the same config.
@@ -208,7 +204,7 @@ two_views.strength = [0.5, 2.0]
     assert_eq!(strengths, [0.5, 2.0]);
 
     let opts = RunOptions {
-        device: "cpu".into(),
+        device: magcl_torch::experiment::device::DeviceSpec::Cpu,
         ..Default::default()
     };
     let out = run(&sweep.cells[0].config, &opts).unwrap();

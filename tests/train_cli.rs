@@ -120,7 +120,11 @@ fn reading_and_augmenter_flags_reach_the_config() {
     .unwrap_err();
     assert!(e.contains("adgcl.augmenter"), "{e}");
     let e = print_config(&["-m", "graphcl", "-d", "MUTAG", "--reading", "codes"]).unwrap_err();
-    assert!(e.contains("unknown MA reading 'codes'"), "{e}");
+    // A usage error naming the field and the readings.
+    assert!(
+        e.contains("ma.reading") && e.contains("current, code, paper, got 'codes'"),
+        "{e}"
+    );
     let e = print_config(&[
         "-m",
         "graphcl",

@@ -19,6 +19,11 @@ const NOT_METHODS: &[(&str, &str, &str)] = &[
         "the config field `features` that --features sets",
     ),
     (
+        "crates/magcl-torch/src/experiment/config.rs",
+        "features",
+        "the config field `features` that a level's check names",
+    ),
+    (
         "crates/magcl-data/src/registry.rs",
         "features",
         "a node set's published feature count",

@@ -104,20 +104,20 @@ fn contents(ds: &GraphDataset) -> (bool, bool) {
 /// A spec resolved for one dataset: the kind, and in words why (`datasets info`'s
 /// `feature_rule`, e.g. "auto: labels (from the data: node labels)").
 pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
-    let kind = resolve(ds, spec)?;
-    let s = spec.trim().to_ascii_lowercase();
-    let why = match s.as_str() {
-        "auto" => {
+    let spec: FeatureSpec = spec.parse()?;
+    let kind = spec.resolve(ds)?;
+    let why = match spec {
+        FeatureSpec::Auto => {
             let has = match contents(ds) {
                 (true, true) => "node labels and attributes; labels+attributes takes both",
                 (true, false) => "node labels",
                 (false, true) => "node attributes",
                 (false, false) => "neither node labels nor attributes",
             };
-            format!("{s}: {kind} (from the data: {has})")
+            format!("{spec}: {kind} (from the data: {has})")
         }
-        "attributes-else-degree" => format!(
-            "{s}: {kind} (node attributes where the set has them, else labels beside a one-hot \
+        FeatureSpec::AttributesElseDegree => format!(
+            "{spec}: {kind} (node attributes where the set has them, else labels beside a one-hot \
              degree up to the largest degree, else that degree)"
         ),
         _ => format!("{kind} (chosen explicitly)"),
@@ -125,28 +125,57 @@ pub fn explain(ds: &GraphDataset, spec: &str) -> Result<(FeatureKind, String)> {
     Ok((kind, why))
 }
 
-/// Resolves a spec (kind or preset) for a dataset into a concrete kind.
+/// Resolves a spec (a kind or a rule) for a dataset into a concrete kind.
 pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
-    let s = spec.trim().to_ascii_lowercase();
-    let kind = match s.as_str() {
-        "labels" => FeatureKind::Labels,
-        "attributes" => FeatureKind::Attributes,
-        "labels+attributes" | "attributes+labels" => FeatureKind::LabelsAndAttributes,
-        "constant" => FeatureKind::Constant,
-        "degree" => FeatureKind::Degree {
-            cap: DEFAULT_DEGREE_CAP,
-        },
-        "auto" => from_data(ds),
-        "attributes-else-degree" => mvgrl_kind(ds),
-        "labels+degree" => FeatureKind::LabelsAndDegree {
-            cap: DEFAULT_DEGREE_CAP,
-        },
-        other => match other
-            .strip_prefix("degree:")
-            .map(|n| (n, false))
-            .or_else(|| other.strip_prefix("labels+degree:").map(|n| (n, true)))
-        {
-            Some((n, with_labels)) => {
+    spec.parse::<FeatureSpec>()?.resolve(ds)
+}
+
+/// A feature spec as a config or `--features` writes it, read without a dataset: a fixed
+/// kind, or a rule the dataset decides. Parsing checks the spelling; whether the dataset can
+/// provide the kind is checked by [`FeatureSpec::resolve`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FeatureSpec {
+    /// `auto`: one-hot node labels where the dataset has them, else its attributes, else
+    /// `constant`.
+    Auto,
+    /// `attributes-else-degree` (MVGRL's graph-level rule; see the module's table).
+    AttributesElseDegree,
+    /// A kind chosen explicitly.
+    Kind(FeatureKind),
+    /// `row-normalised`: the node level's input, a node dataset's feature matrix with each
+    /// row scaled to sum 1. No graph-level kind.
+    RowNormalised,
+}
+
+impl std::str::FromStr for FeatureSpec {
+    type Err = Error;
+    /// Case-insensitive; surrounding blanks ignored.
+    fn from_str(spec: &str) -> Result<FeatureSpec> {
+        let s = spec.trim().to_ascii_lowercase();
+        let kind = match s.as_str() {
+            "auto" => return Ok(FeatureSpec::Auto),
+            "attributes-else-degree" => return Ok(FeatureSpec::AttributesElseDegree),
+            "row-normalised" => return Ok(FeatureSpec::RowNormalised),
+            "labels" => FeatureKind::Labels,
+            "attributes" => FeatureKind::Attributes,
+            "labels+attributes" | "attributes+labels" => FeatureKind::LabelsAndAttributes,
+            "constant" => FeatureKind::Constant,
+            "degree" => FeatureKind::Degree {
+                cap: DEFAULT_DEGREE_CAP,
+            },
+            "labels+degree" => FeatureKind::LabelsAndDegree {
+                cap: DEFAULT_DEGREE_CAP,
+            },
+            other => {
+                let Some((n, with_labels)) = other
+                    .strip_prefix("degree:")
+                    .map(|n| (n, false))
+                    .or_else(|| other.strip_prefix("labels+degree:").map(|n| (n, true)))
+                else {
+                    return Err(Error::Config(format!(
+                        "unknown feature spec {spec:?}; {SPEC_HELP}"
+                    )));
+                };
                 let cap: usize = n.trim().parse().map_err(|_| {
                     Error::Config(format!(
                         "feature spec {spec:?}: degree cap {n:?} is not a positive integer"
@@ -163,15 +192,46 @@ pub fn resolve(ds: &GraphDataset, spec: &str) -> Result<FeatureKind> {
                     FeatureKind::Degree { cap }
                 }
             }
-            None => {
+        };
+        Ok(FeatureSpec::Kind(kind))
+    }
+}
+
+impl std::fmt::Display for FeatureSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FeatureSpec::Auto => write!(f, "auto"),
+            FeatureSpec::AttributesElseDegree => write!(f, "attributes-else-degree"),
+            FeatureSpec::Kind(k) => k.fmt(f),
+            FeatureSpec::RowNormalised => write!(f, "row-normalised"),
+        }
+    }
+}
+
+impl FeatureSpec {
+    /// The concrete kind for `ds`: the rule applied to what the data holds, checked
+    /// against it (a kind the dataset cannot provide is an error listing what it can).
+    pub fn resolve(self, ds: &GraphDataset) -> Result<FeatureKind> {
+        let kind = match self {
+            FeatureSpec::Auto => from_data(ds),
+            FeatureSpec::AttributesElseDegree => mvgrl_kind(ds),
+            FeatureSpec::Kind(k) => k,
+            FeatureSpec::RowNormalised => {
                 return Err(Error::Config(format!(
-                    "unknown feature spec {spec:?}; {SPEC_HELP}"
+                    "feature spec \"row-normalised\" is the node level's input; a graph-level \
+                     run takes one of: {}",
+                    SPEC_HELP.trim_start_matches("expected one of ")
                 )))
             }
-        },
-    };
-    check_available(ds, kind, spec)?;
-    Ok(kind)
+        };
+        check_available(ds, kind, &self.to_string())?;
+        Ok(kind)
+    }
+
+    /// Whether it is the node level's input ([`FeatureSpec::RowNormalised`]).
+    pub fn is_node_level(self) -> bool {
+        self == FeatureSpec::RowNormalised
+    }
 }
 
 /// The feature kinds a dataset can provide.
@@ -220,10 +280,14 @@ fn check_available(ds: &GraphDataset, kind: FeatureKind, spec: &str) -> Result<(
     }
 }
 
-/// Builds the node features of every graph under `spec` (a kind or a preset).
+/// Builds the node features of every graph under `spec` (a kind or a rule).
 pub fn graph_features(ds: &GraphDataset, spec: &str) -> Result<NodeFeatures> {
-    let kind = resolve(ds, spec)?;
-    Ok(build(ds, kind))
+    spec_features(ds, spec.parse()?)
+}
+
+/// [`graph_features`] of a spec already read.
+pub fn spec_features(ds: &GraphDataset, spec: FeatureSpec) -> Result<NodeFeatures> {
+    Ok(build(ds, spec.resolve(ds)?))
 }
 
 /// Columns per node under `spec`, without building the features.
@@ -465,6 +529,54 @@ mod tests {
         // rule before the data layer sees it (magcl-config's registry).
         assert!(resolve(&d, "graphcl").is_err());
         assert_eq!(rule("degree:3"), "degree:3 (chosen explicitly)");
+    }
+
+    #[test]
+    fn specs_read_and_write_back() {
+        for text in [
+            "auto",
+            "attributes-else-degree",
+            "row-normalised",
+            "labels",
+            "attributes",
+            "labels+attributes",
+            "constant",
+            "degree:3",
+            "labels+degree:7",
+        ] {
+            let spec: FeatureSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+            assert_eq!(
+                format!(" {} ", text.to_uppercase())
+                    .parse::<FeatureSpec>()
+                    .unwrap(),
+                spec
+            );
+        }
+        assert_eq!(
+            "degree".parse::<FeatureSpec>().unwrap(),
+            FeatureSpec::Kind(FeatureKind::Degree {
+                cap: DEFAULT_DEGREE_CAP
+            })
+        );
+        assert_eq!(
+            "attributes+labels".parse::<FeatureSpec>().unwrap(),
+            FeatureSpec::Kind(FeatureKind::LabelsAndAttributes)
+        );
+        for bad in [
+            "graphcl",
+            "degree:0",
+            "degree:x",
+            "labels+degree:100001",
+            "",
+        ] {
+            assert!(bad.parse::<FeatureSpec>().is_err(), "{bad}");
+        }
+        // The node level's input has no graph-level kind.
+        let e = graph_features(&ds(), "row-normalised")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("node level") && e.contains("auto"), "{e}");
     }
 
     #[test]

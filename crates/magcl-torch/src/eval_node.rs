@@ -15,6 +15,7 @@ use crate::eval::protocol::{FixedSplits, Protocol, RandomSplit};
 use crate::eval::{self, Split};
 use crate::rng::{self, streams};
 use crate::runtime::TorchThreads;
+use crate::train::node::NodeSplit;
 use crate::train::optim::Adam;
 
 /// The probe's training steps in a run (the official MA-GCL `pGRACE/eval.py`,
@@ -30,7 +31,8 @@ pub const NODE_EVALUATORS: [crate::eval::Evaluator; 1] = [crate::eval::Evaluator
 /// `(train_mask, val_mask, test_mask)` with `train_mask, test_mask, val_mask =
 /// preload_split`, so the validation nodes become the test set and the test nodes the set
 /// that picks the classifier's step (on Planetoid CiteSeer: test 500, val 1000).
-pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> {
+pub fn node_protocol(split: NodeSplit, ds: &NodeDataset) -> Result<Box<dyn Protocol>> {
+    let name = split.word();
     let public = || {
         ds.public_split
             .as_ref()
@@ -59,9 +61,9 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
             splits: vec![split],
         })
     };
-    match name {
-        "public" => Ok(fixed(public()?)),
-        "public-swapped" => {
+    match split {
+        NodeSplit::Public => Ok(fixed(public()?)),
+        NodeSplit::PublicSwapped => {
             let p = public()?;
             Ok(fixed(Split {
                 train: p.train,
@@ -69,11 +71,7 @@ pub fn node_protocol(name: &str, ds: &NodeDataset) -> Result<Box<dyn Protocol>> 
                 test: p.val,
             }))
         }
-        "random" => Ok(Box::new(RandomSplit)),
-        other => Err(crate::params::bad(
-            "node.split",
-            format!("expected public, public-swapped or random, got '{other}'"),
-        )),
+        NodeSplit::Random => Ok(Box::new(RandomSplit)),
     }
 }
 

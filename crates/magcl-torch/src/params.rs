@@ -69,6 +69,88 @@ pub fn bad(field: &str, msg: impl std::fmt::Display) -> Error {
     }
 }
 
+/// A setting's error raised while reading a section's JSON: a field's own error keeps its
+/// field (`gca.scheme: expected …`, from [`word_setting`]), anything else (an unknown or
+/// missing field, a wrong type) is the section's; serde's position suffix is left out.
+fn section_error(key: &str, e: serde_json::Error) -> Error {
+    let text = e.to_string();
+    let text = match e.line() {
+        0 => text.as_str(),
+        _ => text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(m, _)| m),
+    };
+    match text.split_once(": ") {
+        Some((field, msg)) if field.starts_with(key) && field[key.len()..].starts_with('.') => {
+            bad(field, msg)
+        }
+        _ => bad(key, text),
+    }
+}
+
+/// Declares a setting that takes one of a few words (`gca.scheme = "degree"`) as an enum
+/// with `FromStr`, `Display` and serde. It is written as its word, so a config reads and
+/// hashes as it did when the setting was a string; a word that is none of them (matched
+/// exactly, as the string settings were) is an error naming the field and the words.
+macro_rules! word_setting {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident in $field:literal {
+            $($(#[$vmeta:meta])* $variant:ident = $word:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the order the setting's messages list them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The word a config writes.
+            pub const fn word(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word,)+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::error::Error;
+            fn from_str(s: &str) -> $crate::error::Result<Self> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err($crate::params::bad(
+                        $field,
+                        format!("expected {}, got '{s}'", [$($word),+].join(", ")),
+                    )),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.word())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.word())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                let word = <String as serde::Deserialize>::deserialize(d)?;
+                word.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use word_setting;
+
 /// Checks `0 ≤ v ≤ 1` for a ratio.
 pub fn check_ratio(field: &str, v: f64) -> Result<()> {
     if (0.0..=1.0).contains(&v) {
@@ -128,11 +210,13 @@ pub const fn section<T: Section>() -> SectionSpec {
 }
 
 fn check_section<T: Section>(v: &serde_json::Value) -> Result<()> {
-    T::deserialize(v).map_err(|e| bad(T::KEY, e))?.check_ref()
+    T::deserialize(v)
+        .map_err(|e| section_error(T::KEY, e))?
+        .check_ref()
 }
 
 fn canonical_section<T: Section>(v: &serde_json::Value) -> Result<String> {
-    let t = T::deserialize(v).map_err(|e| bad(T::KEY, e))?;
+    let t = T::deserialize(v).map_err(|e| section_error(T::KEY, e))?;
     Ok(serde_json::to_string(&t)?)
 }
 
@@ -163,7 +247,7 @@ impl MethodTable {
             .get(T::KEY)
             .map(|v| {
                 serde_json::from_str::<T>(v.get())
-                    .map_err(|e| bad(T::KEY, e))?
+                    .map_err(|e| section_error(T::KEY, e))?
                     .check()
             })
             .transpose()
@@ -260,6 +344,86 @@ pub(crate) fn is_false(b: &bool) -> bool {
 }
 pub(crate) fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// The `features` setting: the text a config writes, and the rule it stands for
+/// ([`magcl_data::features::FeatureSpec`]). The text is kept as written, because the config
+/// hash is taken over it: a method's word (`graphcl`, `adgcl`, `mvgrl`, hash version 1)
+/// stands for the rule the method declares (`auto`, `constant`,
+/// `attributes-else-degree`), and node-level configs write `row-normalised`. Reading checks
+/// the text, so a misspelt rule is refused when the config is read, before any data loads;
+/// whether the dataset can provide the kind is checked when its features are built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureSetting {
+    written: String,
+    spec: magcl_data::features::FeatureSpec,
+}
+
+impl FeatureSetting {
+    /// The rule a method declares ([`magcl_config::FeatureRule`]), written in its word;
+    /// `auto` where it declares none. A declaration whose spec does not parse is a bug in
+    /// the declaration (every registered one is tested to parse).
+    pub fn declared(rule: Option<magcl_config::FeatureRule>) -> FeatureSetting {
+        match rule {
+            None => FeatureSetting {
+                written: "auto".into(),
+                spec: magcl_data::features::FeatureSpec::Auto,
+            },
+            Some(r) => FeatureSetting {
+                written: r.written.into(),
+                spec: r.spec.parse().unwrap_or_else(|e| {
+                    panic!("declared feature rule {:?} does not parse: {e}", r.spec)
+                }),
+            },
+        }
+    }
+    /// The node level's input: each node's features scaled to sum 1.
+    pub fn row_normalised() -> FeatureSetting {
+        let spec = magcl_data::features::FeatureSpec::RowNormalised;
+        FeatureSetting {
+            written: spec.to_string(),
+            spec,
+        }
+    }
+    /// The rule it stands for.
+    pub fn spec(&self) -> magcl_data::features::FeatureSpec {
+        self.spec
+    }
+    /// The text as written.
+    pub fn as_str(&self) -> &str {
+        &self.written
+    }
+}
+
+impl std::str::FromStr for FeatureSetting {
+    type Err = Error;
+    /// A rule, a kind, or a method's word for the rule it declares (case-insensitive).
+    fn from_str(s: &str) -> Result<FeatureSetting> {
+        let spec = magcl_config::registry::feature_spec(s).parse()?;
+        Ok(FeatureSetting {
+            written: s.to_string(),
+            spec,
+        })
+    }
+}
+
+impl std::fmt::Display for FeatureSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+impl Serialize for FeatureSetting {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.written)
+    }
+}
+
+impl<'de> Deserialize<'de> for FeatureSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 #[cfg(test)]

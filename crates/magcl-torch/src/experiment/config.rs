@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::augment::AugParams;
 use crate::error::Result;
 pub use crate::loss::InfoNceParams;
-pub use crate::ma::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
+pub use crate::ma::{
+    Constraints, KBranch, MaParams, RangeBound, Reading, ReadingName, Redraw, ZeroK, READINGS,
+};
 pub use crate::methods::adgcl::{AdgclParams, Augmenter};
 use crate::methods::registry::{self, MethodEntry};
 pub use crate::methods::simgrace::SimgraceParams;
@@ -18,10 +20,10 @@ pub use crate::methods::wl::WlParams;
 use crate::methods::{MethodParams, Preset};
 pub use crate::nn::{GinMode, GinParams};
 use crate::params::{bad, Checked, ParamGuard};
-pub use crate::params::{MethodTable, Section};
+pub use crate::params::{FeatureSetting, MethodTable, Section};
 pub use crate::params::{Task, MAX_BATCH_SIZE, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH};
 pub use crate::train::graph::{Pretrain, TrainPlan};
-pub use crate::train::node::{NodeParams, NODE_SPLITS};
+pub use crate::train::node::{NodeParams, NodeReading, NodeSplit};
 
 /// The contrastive method: a name in the method registry ([`crate::methods::registry`]).
 /// `base` is the node-level base model of the MA-GCL paper; with MA enabled it is MA-GCL.
@@ -90,9 +92,11 @@ pub struct RunConfig {
     pub batch_size: usize,
     pub hidden: usize,
     pub layers: usize,
-    /// Node features (graph level): a preset (`graphcl`, `adgcl`) or a kind
-    /// (`labels`, `attributes`, `labels+attributes`, `constant`, `degree`).
-    pub features: String,
+    /// Node features: at graph level a rule (`auto`, `attributes-else-degree`), a kind
+    /// (`labels`, `attributes`, `labels+attributes`, `constant`, `degree[:N]`, …) or a
+    /// method's word for the rule it declares (`graphcl`); at node level `row-normalised`.
+    /// Written as the config wrote it (the hash is over that text), checked when read.
+    pub features: FeatureSetting,
     /// `svc-rbf`, `linear-svc` or `logreg` (written as these names, so hashes are those
     /// of the earlier string field).
     pub evaluator: crate::eval::Evaluator,
@@ -385,6 +389,24 @@ impl RunConfig {
                     ));
                 }
             }
+        }
+        let node_features = self.features.spec().is_node_level();
+        if node_features != (self.task == Task::Node) {
+            return Err(bad(
+                "features",
+                match self.task {
+                    Task::Node => format!(
+                        "a node-level method reads its dataset's features row-normalised: \
+                         `row-normalised`, got '{}'",
+                        self.features
+                    ),
+                    Task::Graph => "`row-normalised` is the node level's input; a \
+                                    graph-level method takes a rule (auto, \
+                                    attributes-else-degree) or a kind (labels, attributes, \
+                                    constant, degree, …)"
+                        .to_string(),
+                },
+            ));
         }
         // The names the evaluators answer to: the graph-level classifiers of magcl-eval,
         // the node-level probe.

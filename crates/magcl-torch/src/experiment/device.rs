@@ -5,9 +5,10 @@ use crate::data::DataConfig;
 use crate::error::{Error, Result};
 
 /// A parsed `--device` value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DeviceSpec {
     /// Chosen per run by [`auto_pick`].
+    #[default]
     Auto,
     Cpu,
     /// `cuda` (None: any GPU; `magcl bench` spreads its workers over all of them) or

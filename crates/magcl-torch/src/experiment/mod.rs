@@ -11,5 +11,5 @@ pub mod results;
 pub mod run;
 pub mod sweep;
 
-pub use config::{GinMode, MaParams, MethodName, RunConfig, RunSpec, Task};
+pub use config::{FeatureSetting, GinMode, MaParams, MethodName, RunConfig, RunSpec, Task};
 pub use run::{run, RunOptions, RunOutcome, RunRecord};

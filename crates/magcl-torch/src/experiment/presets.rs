@@ -183,6 +183,58 @@ mod tests {
         assert!(err.contains("ma.view1"), "{err}");
     }
 
+    /// `features` keeps its text (the hash is over it), stands for the rule the text names
+    /// (a method's word for the rule it declares), and is checked when read and against
+    /// the level.
+    #[test]
+    fn features_are_read_typed_and_written_as_given() {
+        use magcl_data::features::{FeatureKind, FeatureSpec};
+        for e in registry::all() {
+            // Every declared rule parses (`FeatureSetting::declared` would panic).
+            let f = e.features();
+            let back: FeatureSetting =
+                serde_json::from_value(serde_json::json!(f.as_str())).unwrap();
+            assert_eq!(back, f, "{}", e.name);
+            assert_eq!(
+                serde_json::to_value(&f).unwrap(),
+                serde_json::json!(f.as_str())
+            );
+        }
+        let graphcl = MethodName::parse("graphcl").unwrap();
+        let cfg = resolve(graphcl, "MUTAG", serde_json::json!({})).unwrap();
+        assert_eq!(
+            (cfg.features.as_str(), cfg.features.spec()),
+            ("graphcl", FeatureSpec::Auto)
+        );
+        let cfg = resolve(
+            graphcl,
+            "MUTAG",
+            serde_json::json!({"features": "Degree:5"}),
+        )
+        .unwrap();
+        assert_eq!(
+            cfg.features.spec(),
+            FeatureSpec::Kind(FeatureKind::Degree { cap: 5 })
+        );
+        assert!(serde_json::to_string(&cfg)
+            .unwrap()
+            .contains(r#""features":"Degree:5""#));
+        let adgcl: FeatureSetting = "adgcl".parse().unwrap();
+        assert_eq!(adgcl.spec(), FeatureSpec::Kind(FeatureKind::Constant));
+        for (method, dataset, bad) in [
+            ("graphcl", "MUTAG", "bogus"),
+            ("graphcl", "MUTAG", "degree:0"),
+            ("graphcl", "MUTAG", "row-normalised"),
+            ("base", "Cora", "labels"),
+        ] {
+            let m = MethodName::parse(method).unwrap();
+            let err = resolve(m, dataset, serde_json::json!({ "features": bad }))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("feature"), "{method} {bad}: {err}");
+        }
+    }
+
     fn resolve(
         method: MethodName,
         dataset: &str,
@@ -204,7 +256,7 @@ mod tests {
             serde_json::json!({"ma": {"enabled": true}}),
         )
         .unwrap();
-        assert_eq!(cur.ma.reading, "current");
+        assert_eq!(cur.ma.reading, ReadingName::Current);
         assert_eq!(
             cur.ma_label(),
             "ARS gin+filter",

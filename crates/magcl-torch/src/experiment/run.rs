@@ -25,8 +25,9 @@ use crate::train::TrainLog;
 /// How to run (not part of the config: does not change the numbers).
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// `auto`, `cpu` or `cuda` / `cuda:N`.
-    pub device: String,
+    /// `auto` (the default: chosen per run, [`super::device::auto_pick`]), `cpu` or
+    /// `cuda` / `cuda:N`.
+    pub device: super::device::DeviceSpec,
     /// Show a progress bar on stderr (only when stderr is a terminal).
     pub progress: bool,
     /// Write the evaluation embeddings here (`.npy`), with labels beside (`*.labels.npy`).
@@ -145,23 +146,23 @@ pub fn dimension_stds(emb: &[f32], n: usize, d: usize) -> Vec<f64> {
         .collect()
 }
 
-/// [`resolve_device`], with `auto` decided for this config by
-/// [`super::device::auto_pick`] (the CPU where no GPU is usable).
-pub fn resolve_device_for(s: &str, cfg: &RunConfig, data_cfg: &DataConfig) -> Result<Device> {
-    use super::device::{auto_pick_for, parse_device_spec, DeviceSpec, Pick};
-    if parse_device_spec(s)? == DeviceSpec::Auto && tch::Cuda::is_available() {
+/// The device of one run: `auto` picks per run where a GPU is present ([`auto_pick_for`]);
+/// any other value is [`device_of`]'s.
+///
+/// [`auto_pick_for`]: super::device::auto_pick_for
+pub fn resolve_device_for(
+    spec: super::device::DeviceSpec,
+    cfg: &RunConfig,
+    data_cfg: &DataConfig,
+) -> Result<Device> {
+    use super::device::{auto_pick_for, DeviceSpec, Pick};
+    if spec == DeviceSpec::Auto && tch::Cuda::is_available() {
         return Ok(match auto_pick_for(cfg, data_cfg)? {
             Pick::Gpu => Device::Cuda(0),
             Pick::Cpu => Device::Cpu,
         });
     }
-    resolve_device(s)
-}
-
-/// The device of `s` (`auto` | `cpu` | `cuda` | `cuda:N`, read by
-/// [`parse_device_spec`](super::device::parse_device_spec)), as [`device_of`] gives it.
-pub fn resolve_device(s: &str) -> Result<Device> {
-    device_of(super::device::parse_device_spec(s)?)
+    device_of(spec)
 }
 
 /// The device of a parsed `--device`: `auto` is CUDA where available, whatever the run
@@ -252,7 +253,7 @@ pub fn run_catching_panics(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutc
 pub fn run(cfg: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
     cfg.validate()?;
     let data_cfg = DataConfig::from_env();
-    let device = resolve_device_for(&opts.device, cfg, &data_cfg)?;
+    let device = resolve_device_for(opts.device, cfg, &data_cfg)?;
     rng::seed_torch(cfg.seed);
     let mut out = match cfg.task {
         Task::Graph => run_graph(cfg, opts, device, &data_cfg)?,
@@ -283,8 +284,7 @@ fn graph_data_traced(
         false => (data::load_graph_dataset(&cfg.dataset, data_cfg)?, None),
     };
     // A method's config word (`graphcl`) stands for the rule it declares (`auto`).
-    let spec = magcl_config::registry::feature_spec(&cfg.features);
-    let feats = data::features::graph_features(&ds, spec)?;
+    let feats = data::features::spec_features(&ds, cfg.features.spec())?;
     let labels = ds.labels();
     let views = ds
         .graphs
@@ -519,7 +519,7 @@ fn run_node(
     let data_source = data::source::node_source(&cfg.dataset, data_cfg)?;
     let node = cfg.sections.require::<NodeParams>(cfg.method.as_str())?;
     // one split, drawn once for every evaluation of the run
-    let splits = node_protocol(&node.split, &ds)?.splits(&ds.labels, ds.num_nodes, cfg.seed)?;
+    let splits = node_protocol(node.split, &ds)?.splits(&ds.labels, ds.num_nodes, cfg.seed)?;
     let probe = NodeLogReg {
         num_classes: ds.num_classes,
         steps: PROBE_STEPS,

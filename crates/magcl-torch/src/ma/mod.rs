@@ -25,7 +25,9 @@ use rand::Rng as _;
 pub mod params;
 use crate::params::Checked;
 use crate::rng::{self, streams, Rng};
-pub use params::{Constraints, KBranch, MaParams, RangeBound, Reading, Redraw, ZeroK, READINGS};
+pub use params::{
+    Constraints, KBranch, MaParams, RangeBound, Reading, ReadingName, Redraw, ZeroK, READINGS,
+};
 
 /// A pair of schedules: view 1 and view 2.
 pub type SchedulePair = (Vec<usize>, Vec<usize>);
@@ -557,7 +559,7 @@ mod tests {
 
     #[test]
     fn the_readings_table() {
-        let names: Vec<&str> = READINGS.iter().map(|r| r.name).collect();
+        let names: Vec<&str> = READINGS.iter().map(|r| r.name.word()).collect();
         assert_eq!(names, ["current", "code", "paper"]);
         let code = reading("code");
         assert_eq!(

@@ -119,10 +119,22 @@ impl<'de> Deserialize<'de> for Constraints {
     }
 }
 
+crate::params::word_setting! {
+    /// The name of a reading of the paper ([`READINGS`]; `ma.reading`).
+    pub enum ReadingName in "ma.reading" {
+        /// magcl's reading before the readings existed (the default).
+        Current = "current",
+        /// The released code wherever it decides a question, Algorithm 1 where it cannot.
+        Code = "code",
+        /// The paper's text: Algorithm 1 and the appendix.
+        Paper = "paper",
+    }
+}
+
 /// The switches a named reading of the paper sets (docs/ma.md explains each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reading {
-    pub name: &'static str,
+    pub name: ReadingName,
     pub zero_k: ZeroK,
     pub ranges: RangeBound,
     pub k_branch: KBranch,
@@ -136,7 +148,7 @@ pub struct Reading {
 /// where it cannot) and `paper` (the paper's text: Algorithm 1 and the appendix).
 pub const READINGS: &[Reading] = &[
     Reading {
-        name: "current",
+        name: ReadingName::Current,
         zero_k: ZeroK::Mlp,
         ranges: RangeBound::Inclusive,
         k_branch: KBranch::Unaugmented,
@@ -145,7 +157,7 @@ pub const READINGS: &[Reading] = &[
         eval_k: 1,
     },
     Reading {
-        name: "code",
+        name: ReadingName::Code,
         zero_k: ZeroK::Plain,
         ranges: RangeBound::Exclusive,
         k_branch: KBranch::Anchor,
@@ -154,7 +166,7 @@ pub const READINGS: &[Reading] = &[
         eval_k: 2,
     },
     Reading {
-        name: "paper",
+        name: ReadingName::Paper,
         zero_k: ZeroK::Mlp,
         ranges: RangeBound::Inclusive,
         k_branch: KBranch::Negatives,
@@ -165,20 +177,32 @@ pub const READINGS: &[Reading] = &[
 ];
 
 impl Reading {
+    /// The reading named `name`.
     pub fn find(name: &str) -> Result<&'static Reading> {
-        READINGS.iter().find(|r| r.name == name).ok_or_else(|| {
-            let names: Vec<&str> = READINGS.iter().map(|r| r.name).collect();
-            Error::UnknownName {
-                what: "MA reading",
-                name: name.into(),
-                expected: format!("one of {}", names.join(", ")),
-            }
-        })
+        READINGS
+            .iter()
+            .find(|r| r.name.word() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = READINGS.iter().map(|r| r.name.word()).collect();
+                Error::UnknownName {
+                    what: "MA reading",
+                    name: name.into(),
+                    expected: format!("one of {}", names.join(", ")),
+                }
+            })
+    }
+
+    /// The reading of `name`.
+    pub fn of(name: ReadingName) -> &'static Reading {
+        READINGS
+            .iter()
+            .find(|r| r.name == name)
+            .unwrap_or(&READINGS[0])
     }
 
     /// Sets the reading's switches on `ma` (and its name).
     pub fn apply(&self, ma: &mut MaParams) {
-        ma.reading = self.name.to_string();
+        ma.reading = self.name;
         ma.zero_k = self.zero_k;
         ma.ranges = self.ranges;
         ma.k_branch = self.k_branch;
@@ -195,8 +219,8 @@ fn kebab<T: Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
-fn current_reading() -> String {
-    "current".into()
+fn current_reading() -> ReadingName {
+    ReadingName::Current
 }
 
 fn one() -> usize {
@@ -229,7 +253,7 @@ pub struct MaParams {
     /// The named reading the switches below started from (`current`, `code`, `paper`);
     /// switches set after it show in the MA label.
     #[serde(default = "current_reading")]
-    pub reading: String,
+    pub reading: ReadingName,
     /// What K = 0 means (graph level): `mlp` (no propagation) or `plain` (one step).
     pub zero_k: ZeroK,
     /// Whether the ranges' upper bounds are drawn: `inclusive` or `exclusive`.
@@ -289,13 +313,13 @@ impl MaParams {
             tricks.push('-');
         }
         let mut words = vec![tricks];
-        let reading = Reading::find(&self.reading).unwrap_or(&READINGS[0]);
+        let reading = Reading::of(self.reading);
         match task {
             Task::Graph => {
-                if reading.name == "current" {
+                if reading.name == ReadingName::Current {
                     words.push(self.gin_mode.as_str().into());
                 } else {
-                    words.push(reading.name.into());
+                    words.push(reading.name.word().into());
                     if self.gin_mode != GinMode::GinFilter {
                         words.push(self.gin_mode.as_str().into());
                     }
@@ -369,9 +393,6 @@ impl ParamGuard for MaParams {
         }
         if !(0.0..=1.0).contains(&self.pi) {
             return Err(bad("ma.pi", format!("must lie in [0, 1], got {}", self.pi)));
-        }
-        if let Err(e) = Reading::find(&self.reading) {
-            return Err(bad("ma.reading", e));
         }
         if self.ranges == RangeBound::Exclusive {
             for (name, r) in [("ma.view1", self.view1), ("ma.view2", self.view2)] {

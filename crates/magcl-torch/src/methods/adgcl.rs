@@ -177,13 +177,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "AD-GCL (Suresh et al. 2021): a learned edge-dropping augmenter trained adversarially",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("adgcl")?;
-        Ok(Box::new(GraphRunner::new(
-            AdGcl::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| AdGcl::new(p, g.dim, device))
     },
 )
 .sections(&[section::<AdgclParams>()])
@@ -240,7 +234,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         batch_size: 32,
         hidden: 32,
         layers: 5,
-        features: ENTRY.features_written().into(),
+        features: ENTRY.features(),
         evaluator: Evaluator::LinearSvc,
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(true),

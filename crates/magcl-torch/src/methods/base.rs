@@ -18,12 +18,12 @@ use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, Constraints, MaParams, ScheduleSampler};
-use crate::nn::gcn::{GcnEncoder, GcnShape, NodeProjector};
+use crate::nn::gcn::{ActivationKind, GcnEncoder, GcnShape, NodeProjector};
 use crate::nn::mlp::Init;
 use crate::params::{section, MethodTable};
 use crate::train::node::{
-    code_ma_ranges, host_matrix, train_epochs, EpochStep, NodeParams, NodePreset, NodeRunner,
-    NodeVariant, NodeViews,
+    code_ma_ranges, host_matrix, train_epochs, EpochStep, NodeParams, NodePreset, NodeReading,
+    NodeRunner, NodeSplit, NodeVariant, NodeViews,
 };
 use crate::train::optim::Adam;
 use crate::train::state::StateVisitor;
@@ -81,7 +81,7 @@ impl NodeModel {
             views.num_features() as i64,
             p.gin.hidden as i64,
             (variant.shape)(p.gin.hidden as i64),
-            &node.activation,
+            node.activation,
             propagation,
             p.ma.pi,
         );
@@ -212,7 +212,7 @@ struct NodeRow {
     epochs: usize,
     lr: f64,
     wd: f64,
-    act: &'static str,
+    act: ActivationKind,
     hidden: usize,
     proj: usize,
     edge_drop: [f64; 2],
@@ -227,18 +227,18 @@ fn node_row(dataset: &str, paper: bool) -> Result<NodeRow> {
     let d = dataset.to_ascii_lowercase();
     #[rustfmt::skip]
     let row = match (d.as_str(), paper) {
-        ("cora", false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        ("cora", true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        ("citeseer", false) => NodeRow { epochs: 600, lr: 1e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.3, 0.3], tau: 0.8, k1: [2, 4], k2: [1, 3] },
-        ("citeseer", true) => NodeRow { epochs: 400, lr: 1e-5, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.2], tau: 0.9, k1: [2, 4], k2: [1, 3] },
-        ("pubmed", _) => NodeRow { epochs: 900, lr: 2e-3, wd: 1e-5, act: "relu", hidden: 512, proj: 128, edge_drop: [0.5, 0.4], feature_drop: [0.3, 0.5], tau: 0.4, k1: [0, 3], k2: [0, 3] },
-        ("coauthor-cs", _) => NodeRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4, k1: [0, 3], k2: [1, 3] },
-        ("amazon-photo", _) => NodeRow { epochs: 1500, lr: 1e-3, wd: 0.0, act: "prelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.4], feature_drop: [0.2, 0.3], tau: 0.3, k1: [3, 5], k2: [1, 3] },
-        ("amazon-computers", false) => NodeRow { epochs: 2000, lr: 8e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
-        ("amazon-computers", true) => NodeRow { epochs: 2000, lr: 1e-3, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
+        ("cora", false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        ("cora", true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        ("citeseer", false) => NodeRow { epochs: 600, lr: 1e-4, wd: 1e-5, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.3, 0.3], tau: 0.8, k1: [2, 4], k2: [1, 3] },
+        ("citeseer", true) => NodeRow { epochs: 400, lr: 1e-5, wd: 1e-6, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.2], tau: 0.9, k1: [2, 4], k2: [1, 3] },
+        ("pubmed", _) => NodeRow { epochs: 900, lr: 2e-3, wd: 1e-5, act: ActivationKind::Relu, hidden: 512, proj: 128, edge_drop: [0.5, 0.4], feature_drop: [0.3, 0.5], tau: 0.4, k1: [0, 3], k2: [0, 3] },
+        ("coauthor-cs", _) => NodeRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: ActivationKind::Rrelu, hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4, k1: [0, 3], k2: [1, 3] },
+        ("amazon-photo", _) => NodeRow { epochs: 1500, lr: 1e-3, wd: 0.0, act: ActivationKind::Prelu, hidden: 256, proj: 256, edge_drop: [0.3, 0.4], feature_drop: [0.2, 0.3], tau: 0.3, k1: [3, 5], k2: [1, 3] },
+        ("amazon-computers", false) => NodeRow { epochs: 2000, lr: 8e-4, wd: 1e-5, act: ActivationKind::Rrelu, hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
+        ("amazon-computers", true) => NodeRow { epochs: 2000, lr: 1e-3, wd: 1e-5, act: ActivationKind::Rrelu, hidden: 256, proj: 256, edge_drop: [0.7, 0.2], feature_drop: [0.2, 0.2], tau: 0.3, k1: [1, 4], k2: [0, 3] },
         // Any other node set (e.g. a synthetic one) gets Cora's code settings.
-        (_, false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
-        (_, true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: "relu", hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        (_, false) => NodeRow { epochs: 500, lr: 5e-4, wd: 1e-5, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.4, 0.4], feature_drop: [0.5, 0.5], tau: 0.4, k1: [0, 4], k2: [1, 4] },
+        (_, true) => NodeRow { epochs: 500, lr: 2e-4, wd: 1e-6, act: ActivationKind::Relu, hidden: 512, proj: 512, edge_drop: [0.3, 0.3], feature_drop: [0.3, 0.3], tau: 0.4, k1: [0, 4], k2: [1, 4] },
     };
     Ok(row)
 }
@@ -273,17 +273,21 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
     };
     let mut sections = MethodTable::default();
     sections.set(&NodeParams {
-        preset: name.into(),
+        preset: if paper {
+            NodeReading::Paper
+        } else {
+            NodeReading::Code
+        },
         edge_drop: row.edge_drop,
         feature_drop: row.feature_drop,
-        activation: row.act.into(),
+        activation: row.act,
         proj_hidden: row.proj,
         base_k: eval_k,
         eval_k,
         split: if paper && citation {
-            "public".into()
+            NodeSplit::Public
         } else {
-            "random".into()
+            NodeSplit::Random
         },
         loss_block_rows: 4096,
         kmeans_restarts: 20,

@@ -29,7 +29,9 @@ use crate::error::{Error, Result};
 use crate::graph::DegreeOf;
 use crate::loss::{bootstrap_loss, InfoNceParams};
 use crate::ma::{self, ScheduleSampler};
-use crate::nn::gcn::{Activation, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM};
+use crate::nn::gcn::{
+    Activation, ActivationKind, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM,
+};
 use crate::nn::mlp::{linear, Init};
 use crate::params::{bad, check_ratio, section, MethodTable, ParamGuard, Section, MAX_EPOCHS};
 use crate::train::encoder::calibrate_norms;
@@ -107,7 +109,7 @@ impl Predictor {
     fn new(p: &nn::Path, hidden: i64, width: i64) -> Predictor {
         Predictor {
             fc1: linear(p / "fc1", hidden, width, Init::TorchDefault),
-            act: Activation::new(p, "prelu", Propagation::Code),
+            act: Activation::new(p, ActivationKind::Prelu, Propagation::Code),
             fc2: linear(p / "fc2", width, hidden, Init::TorchDefault),
         }
     }
@@ -174,7 +176,7 @@ impl Bgrl {
                 views.num_features() as i64,
                 hidden,
                 (v.shape)(hidden),
-                &node.activation,
+                node.activation,
                 propagation,
                 p.ma.pi,
             )
@@ -374,7 +376,7 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
     sections.set(&NodeParams {
         // no N × N similarity to compute in blocks
         loss_block_rows: 0,
-        ..NodeParams::plain_gcn(row.edge_drop, row.feature_drop, "prelu", 512)
+        ..NodeParams::plain_gcn(row.edge_drop, row.feature_drop, ActivationKind::Prelu, 512)
     })?;
     sections.set(&BgrlParams {
         momentum: 0.99,
@@ -533,7 +535,10 @@ mod tests {
             (node.edge_drop, node.feature_drop),
             ([0.3, 0.2], [0.3, 0.4])
         );
-        assert_eq!((node.proj_hidden, node.activation.as_str()), (512, "prelu"));
+        assert_eq!(
+            (node.proj_hidden, node.activation),
+            (512, ActivationKind::Prelu)
+        );
         let b = cs
             .sections
             .get::<BgrlParams>()

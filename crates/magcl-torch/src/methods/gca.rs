@@ -33,30 +33,48 @@ use crate::augment::adaptive_drop_probabilities;
 use crate::data::{CsrMatrix, NodeDataset};
 use crate::error::Result;
 use crate::graph::DegreeOf;
-use crate::nn::gcn::GcnShape;
+use crate::nn::gcn::{ActivationKind, GcnShape};
 use crate::nn::mlp::Init;
-use crate::params::{bad, check_ratio, section, ParamGuard, Section};
+use crate::params::{check_ratio, section, ParamGuard, Section};
 use crate::train::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 
 /// GCA's own settings (a config's `gca` section).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct GcaParams {
-    /// The node centrality behind the drop probabilities: `degree`, `pr`, `evc`, or
-    /// `uniform` (GRACE's uniform dropping).
-    pub scheme: String,
+    /// The node centrality behind the drop probabilities.
+    pub scheme: GcaScheme,
     /// Upper bound of an edge's drop probability.
     pub edge_threshold: f64,
     /// Upper bound of a feature column's drop probability.
     pub feature_threshold: f64,
-    /// Feature columns no node has: `skip` (left out, never masked) or `threshold` (as the
-    /// released code computes it: then every column is masked with the threshold
-    /// probability).
-    pub absent_columns: String,
+    /// Feature columns no node has.
+    pub absent_columns: AbsentColumns,
 }
 
-/// The centralities `gca.scheme` accepts.
-pub const GCA_SCHEMES: [&str; 4] = ["degree", "pr", "evc", "uniform"];
+crate::params::word_setting! {
+    /// The node centrality behind GCA's drop probabilities (`gca.scheme`).
+    pub enum GcaScheme in "gca.scheme" {
+        Degree = "degree",
+        /// PageRank.
+        Pr = "pr",
+        /// Eigenvector centrality.
+        Evc = "evc",
+        /// GRACE's uniform dropping.
+        Uniform = "uniform",
+    }
+}
+
+crate::params::word_setting! {
+    /// What GCA does with feature columns no node has (`gca.absent_columns`).
+    pub enum AbsentColumns in "gca.absent_columns" {
+        /// Left out of the means, never masked.
+        Skip = "skip",
+        /// As the released code computes it: every column is then masked with the
+        /// threshold probability.
+        Threshold = "threshold",
+    }
+}
 
 impl Section for GcaParams {
     const KEY: &'static str = "gca";
@@ -64,18 +82,6 @@ impl Section for GcaParams {
 
 impl ParamGuard for GcaParams {
     fn check_ref(&self) -> Result<()> {
-        if !GCA_SCHEMES.contains(&self.scheme.as_str()) {
-            return Err(bad(
-                "gca.scheme",
-                format!("expected degree, pr, evc or uniform, got '{}'", self.scheme),
-            ));
-        }
-        if !["skip", "threshold"].contains(&self.absent_columns.as_str()) {
-            return Err(bad(
-                "gca.absent_columns",
-                format!("expected skip or threshold, got '{}'", self.absent_columns),
-            ));
-        }
         check_ratio("gca.edge_threshold", self.edge_threshold)?;
         check_ratio("gca.feature_threshold", self.feature_threshold)
     }
@@ -113,9 +119,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
 pub(crate) fn released_row(dataset: &str) -> Option<GraceRow> {
     #[rustfmt::skip]
     let row = match dataset.to_ascii_lowercase().as_str() {
-        "amazon-computers" => GraceRow { epochs: 2000, lr: 1e-2, wd: 1e-5, act: "rrelu", hidden: 128, proj: 128, edge_drop: [0.6, 0.3], feature_drop: [0.2, 0.3], tau: 0.2 },
-        "amazon-photo" => GraceRow { epochs: 2000, lr: 0.1, wd: 1e-5, act: "relu", hidden: 256, proj: 64, edge_drop: [0.3, 0.5], feature_drop: [0.1, 0.1], tau: 0.3 },
-        "coauthor-cs" => GraceRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: "rrelu", hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4 },
+        "amazon-computers" => GraceRow { epochs: 2000, lr: 1e-2, wd: 1e-5, act: ActivationKind::Rrelu, hidden: 128, proj: 128, edge_drop: [0.6, 0.3], feature_drop: [0.2, 0.3], tau: 0.2 },
+        "amazon-photo" => GraceRow { epochs: 2000, lr: 0.1, wd: 1e-5, act: ActivationKind::Relu, hidden: 256, proj: 64, edge_drop: [0.3, 0.5], feature_drop: [0.1, 0.1], tau: 0.3 },
+        "coauthor-cs" => GraceRow { epochs: 1000, lr: 5e-4, wd: 1e-5, act: ActivationKind::Rrelu, hidden: 256, proj: 256, edge_drop: [0.3, 0.2], feature_drop: [0.3, 0.4], tau: 0.4 },
         _ => return None,
     };
     Some(row)
@@ -132,10 +138,10 @@ pub fn preset(req: &PresetRequest) -> Result<Preset> {
     let row = grace_row(req.dataset);
     let mut p = preset_from_row(&row)?;
     p.sections.set(&GcaParams {
-        scheme: "degree".into(),
+        scheme: GcaScheme::Degree,
         edge_threshold: 0.7,
         feature_threshold: 0.7,
-        absent_columns: "skip".into(),
+        absent_columns: AbsentColumns::Skip,
     })?;
     Ok(p)
 }
@@ -148,24 +154,25 @@ pub fn adaptive_drops(
 ) -> Option<AdaptiveDrops> {
     let edges = directed_edges(ds);
     let n = ds.num_nodes;
-    let (edge_score, feature_c) = match gca.scheme.as_str() {
-        "degree" => {
+    let (edge_score, feature_c) = match gca.scheme {
+        GcaScheme::Degree => {
             let d = degrees(n, &edges);
             (d.iter().map(|v| v.ln()).collect::<Vec<f64>>(), d)
         }
-        "pr" => (
+        GcaScheme::Pr => (
             pagerank(n, &edges, 200).iter().map(|v| v.ln()).collect(),
             pagerank(n, &edges, 10),
         ),
-        "evc" => {
+        GcaScheme::Evc => {
             let c = eigenvector_centrality(n, &edges);
             (c.iter().map(|v| (v.max(0.0) + 1e-8).ln()).collect(), c)
         }
-        _ => return None,
+        GcaScheme::Uniform => return None,
     };
     let edge_w = edge_weights(&edge_score, &edges);
     let feature_w = feature_weights(&ds.features, &feature_c);
-    let code_nan = gca.absent_columns == "threshold" && feature_w.iter().any(Option::is_none);
+    let code_nan =
+        gca.absent_columns == AbsentColumns::Threshold && feature_w.iter().any(Option::is_none);
     let per_view = |v: usize| {
         let features = if code_nan {
             vec![gca.feature_threshold; feature_w.len()]
@@ -412,18 +419,18 @@ mod tests {
         let p = cfg.method_params().unwrap();
         let node = p.sections.require::<NodeParams>("t").unwrap().into_inner();
         let mut gca = p.sections.require::<GcaParams>("t").unwrap().into_inner();
-        assert_eq!(gca.scheme, "degree");
-        for scheme in ["degree", "pr", "evc"] {
-            gca.scheme = scheme.into();
+        assert_eq!(gca.scheme, GcaScheme::Degree);
+        for scheme in [GcaScheme::Degree, GcaScheme::Pr, GcaScheme::Evc] {
+            gca.scheme = scheme;
             let a = adaptive_drops(&ds, &gca, &node).unwrap();
             assert_eq!(a.edge[0].len(), 2 * ds.edges.len());
             assert_eq!(a.feature[1].len(), ds.features.cols);
             assert!(a.edge.iter().flatten().all(|&q| (0.0..=0.7).contains(&q)));
         }
-        gca.scheme = "uniform".into();
+        gca.scheme = GcaScheme::Uniform;
         assert!(adaptive_drops(&ds, &gca, &node).is_none());
         // a column no node has: skipped, or (the released code) every column at the threshold
-        gca.scheme = "degree".into();
+        gca.scheme = GcaScheme::Degree;
         let before = adaptive_drops(&ds, &gca, &node).unwrap();
         let mut ds = ds;
         ds.features.cols += 1;
@@ -433,7 +440,7 @@ mod tests {
             skip.feature[0][..ds.features.cols - 1],
             before.feature[0][..]
         );
-        gca.absent_columns = "threshold".into();
+        gca.absent_columns = AbsentColumns::Threshold;
         let code = adaptive_drops(&ds, &gca, &node).unwrap();
         assert!(code.feature.iter().flatten().all(|&q| q == 0.7));
         assert_eq!(code.edge, skip.edge);

@@ -19,7 +19,7 @@ use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::loss::InfoNceParams;
-use crate::nn::gcn::GcnShape;
+use crate::nn::gcn::{ActivationKind, GcnShape};
 use crate::nn::mlp::Init;
 use crate::params::{section, MethodTable};
 use crate::train::node::{code_ma_ranges, NodeParams, NodePreset, NodeRunner, NodeVariant};
@@ -57,7 +57,7 @@ pub(crate) struct GraceRow {
     pub epochs: usize,
     pub lr: f64,
     pub wd: f64,
-    pub act: &'static str,
+    pub act: ActivationKind,
     pub hidden: usize,
     pub proj: usize,
     pub edge_drop: [f64; 2],
@@ -76,9 +76,9 @@ pub(crate) fn grace_row(dataset: &str) -> GraceRow {
     }
     #[rustfmt::skip]
     let row = match dataset.to_ascii_lowercase().as_str() {
-        "citeseer" => GraceRow { epochs: 200, lr: 1e-3, wd: 1e-5, act: "prelu", hidden: 256, proj: 256, edge_drop: [0.2, 0.0], feature_drop: [0.3, 0.2], tau: 0.9 },
-        "pubmed" => GraceRow { epochs: 1500, lr: 1e-3, wd: 1e-5, act: "relu", hidden: 256, proj: 256, edge_drop: [0.4, 0.1], feature_drop: [0.0, 0.2], tau: 0.7 },
-        _ => GraceRow { epochs: 200, lr: 5e-4, wd: 1e-5, act: "relu", hidden: 128, proj: 128, edge_drop: [0.2, 0.4], feature_drop: [0.3, 0.4], tau: 0.4 },
+        "citeseer" => GraceRow { epochs: 200, lr: 1e-3, wd: 1e-5, act: ActivationKind::Prelu, hidden: 256, proj: 256, edge_drop: [0.2, 0.0], feature_drop: [0.3, 0.2], tau: 0.9 },
+        "pubmed" => GraceRow { epochs: 1500, lr: 1e-3, wd: 1e-5, act: ActivationKind::Relu, hidden: 256, proj: 256, edge_drop: [0.4, 0.1], feature_drop: [0.0, 0.2], tau: 0.7 },
+        _ => GraceRow { epochs: 200, lr: 5e-4, wd: 1e-5, act: ActivationKind::Relu, hidden: 128, proj: 128, edge_drop: [0.2, 0.4], feature_drop: [0.3, 0.4], tau: 0.4 },
     };
     row
 }
@@ -222,7 +222,7 @@ mod tests {
             (node.edge_drop, node.feature_drop),
             ([0.2, 0.0], [0.3, 0.2])
         );
-        assert_eq!(node.activation, "prelu");
+        assert_eq!(node.activation, ActivationKind::Prelu);
         let cora = preset(&req("Cora")).unwrap();
         assert_eq!((cora.epochs, cora.hidden, cora.lr), (200, 128, 5e-4));
         let named = PresetRequest {
@@ -261,18 +261,8 @@ mod tests {
             };
             let (a, b) = (node(&grace), node(&gca));
             assert_eq!(
-                (
-                    a.edge_drop,
-                    a.feature_drop,
-                    a.activation.clone(),
-                    a.proj_hidden
-                ),
-                (
-                    b.edge_drop,
-                    b.feature_drop,
-                    b.activation.clone(),
-                    b.proj_hidden
-                ),
+                (a.edge_drop, a.feature_drop, a.activation, a.proj_hidden),
+                (b.edge_drop, b.feature_drop, b.activation, b.proj_hidden),
                 "{d}"
             );
             assert!(

@@ -36,13 +36,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "GraphCL (You et al. 2020): a graph and its augmented view, GIN encoder",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("graphcl")?;
-        Ok(Box::new(GraphRunner::new(
-            GraphCl::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| {
+            GraphCl::new(p, g.dim, device)
+        })
     },
 )
 .sections(&[section::<AugParams>()])
@@ -67,7 +63,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
         batch_size: 128,
         hidden: 32,
         layers: 3,
-        features: ENTRY.features_written().into(),
+        features: ENTRY.features(),
         evaluator: Evaluator::SvcRbf,
         gin_eps: 0.0,
         loss: InfoNceParams::graph_level(false),

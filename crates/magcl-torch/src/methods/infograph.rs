@@ -34,13 +34,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "InfoGraph (Sun et al. 2020): node–graph mutual information (Jensen–Shannon), GIN encoder",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("infograph")?;
-        Ok(Box::new(GraphRunner::new(
-            InfoGraph::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| {
+            InfoGraph::new(p, g.dim, device)
+        })
     },
 )
 .cost(|p, size| 1.5e-6 * p.epochs.max(1) as f64 * (size.nodes + size.edges));

@@ -46,11 +46,20 @@ pub struct JoaoParams {
     /// γ, the min–max step's pull towards the uniform distribution (the code's README:
     /// tuned over {0.01, 0.1, 1}; `arguments.py` default 0.1).
     pub gamma: f64,
-    /// Which projection head the augmented view goes through: `epoch` (one index drawn
-    /// from P per epoch, the released code) or `augmentation` (each graph's own, the paper).
-    pub heads: String,
+    /// Which projection head the augmented view goes through.
+    pub heads: JoaoHeads,
     /// The augmentations' strength (the code: 0.2 for all four; the subgraph keeps 1 − it).
     pub ratio: f64,
+}
+
+crate::params::word_setting! {
+    /// Which projection head JOAOv2's augmented view goes through (`joao.heads`).
+    pub enum JoaoHeads in "joao.heads" {
+        /// One index drawn from P per epoch (the released code).
+        Epoch = "epoch",
+        /// Each graph's own augmentation's head (the paper).
+        Augmentation = "augmentation",
+    }
 }
 
 impl Section for JoaoParams {
@@ -63,12 +72,6 @@ impl ParamGuard for JoaoParams {
             return Err(bad(
                 "joao.gamma",
                 format!("must be finite and ≥ 0, got {}", self.gamma),
-            ));
-        }
-        if !matches!(self.heads.as_str(), "epoch" | "augmentation") {
-            return Err(bad(
-                "joao.heads",
-                format!("expected epoch or augmentation, got '{}'", self.heads),
             ));
         }
         if !(self.ratio > 0.0 && self.ratio < 1.0) {
@@ -87,13 +90,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "JOAOv2 (You et al. 2021): GraphCL with min-max augmentation selection and a projection head per augmentation",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("joaov2")?;
-        Ok(Box::new(GraphRunner::new(
-            JoaoV2::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| JoaoV2::new(p, g.dim, device))
     },
 )
 .sections(&[section::<JoaoParams>()])
@@ -114,7 +111,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.sections = MethodTable::default();
     p.sections.set(&JoaoParams {
         gamma: 0.1,
-        heads: "epoch".into(),
+        heads: JoaoHeads::Epoch,
         ratio: 0.2,
     })?;
     Ok(p)
@@ -259,7 +256,7 @@ impl JoaoV2 {
             pool: pool(joao.ratio),
             probs: [1.0 / POOL as f64; POOL],
             gamma: joao.gamma,
-            per_graph_heads: joao.heads == "augmentation",
+            per_graph_heads: joao.heads == JoaoHeads::Augmentation,
             sampler,
             k_first,
             eval_schedule: ma::eval_schedule(&p.ma(), gin.layers),
@@ -502,7 +499,7 @@ mod tests {
         );
         assert_eq!((p.lr, p.evaluator.name()), (0.001, "svc-rbf"));
         let j = p.sections.require::<JoaoParams>("joaov2").unwrap();
-        assert_eq!((j.gamma, j.heads.as_str(), j.ratio), (0.1, "epoch", 0.2));
+        assert_eq!((j.gamma, j.heads, j.ratio), (0.1, JoaoHeads::Epoch, 0.2));
         let bad = TestConfig::new(
             "joaov2",
             "toy",
@@ -510,6 +507,10 @@ mod tests {
             0,
             serde_json::json!({"joao": {"heads": "x"}}),
         );
-        assert!(bad.is_err() || bad.unwrap().method_params().is_err());
+        let e = bad.err().unwrap().to_string();
+        assert!(
+            e.contains("joao.heads") && e.contains("epoch, augmentation"),
+            "{e}"
+        );
     }
 }

@@ -131,10 +131,10 @@ impl MethodEntry {
             build,
         }
     }
-    /// The features its configs write (its declared rule's word, kept since hash
-    /// version 1), or `auto` for a method that declares none.
-    pub fn features_written(&self) -> &'static str {
-        self.decl.features.map_or("auto", |f| f.written)
+    /// The features its configs write: its declared rule in the word kept since hash
+    /// version 1, or `auto` for a method that declares none.
+    pub fn features(&self) -> crate::params::FeatureSetting {
+        crate::params::FeatureSetting::declared(self.decl.features)
     }
     pub const fn sections(mut self, sections: &'static [SectionSpec]) -> Self {
         self.sections = sections;
@@ -275,8 +275,9 @@ pub struct Preset {
     pub batch_size: usize,
     pub hidden: usize,
     pub layers: usize,
-    /// Node features: a preset name or a kind (see the data layer).
-    pub features: String,
+    /// Node features: a rule, a kind or a method's word for its rule (graph level), or
+    /// `row-normalised` (node level).
+    pub features: crate::params::FeatureSetting,
     /// The classifier that scores the embeddings (`svc-rbf`, `linear-svc`, `logreg`).
     pub evaluator: crate::eval::Evaluator,
     /// GIN's ε (graph level).

@@ -84,13 +84,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
      Jensen-Shannon across views, GCN encoders",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("mvgrl")?;
-        Ok(Box::new(GraphRunner::new(
-            Mvgrl::new(p, g, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| Mvgrl::new(p, g, device))
     },
 )
 .sections(&[section::<MvgrlParams>()])
@@ -131,7 +125,7 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     p.layers = 4;
     p.hidden = 512;
     p.evaluator = crate::eval::Evaluator::LinearSvc;
-    p.features = ENTRY.features_written().into();
+    p.features = ENTRY.features();
     p.sections = MethodTable::default();
     p.sections.set(&MvgrlParams {
         alpha: 0.2,

@@ -116,13 +116,9 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
     "SimGRACE (Xia et al. 2022): the encoder and a weight-perturbed copy, no data augmentation",
     preset,
     |p, data, device, progress| {
-        let g = data.graphs("simgrace")?;
-        Ok(Box::new(GraphRunner::new(
-            SimGrace::new(p, g.dim, device)?,
-            g,
-            &p.train,
-            progress,
-        )))
+        GraphRunner::boxed(&ENTRY, p, data, progress, |g| {
+            SimGrace::new(p, g.dim, device)
+        })
     },
 )
 .sections(&[section::<SimgraceParams>()])

@@ -30,19 +30,27 @@ use crate::train::TrainLog;
 pub struct UntrainedParams {
     /// The method whose encoder, preset and evaluation protocol are used.
     pub of: String,
-    /// Where the batch-norm running estimates come from: `dataset` or `init`.
-    pub batch_norm: String,
+    /// Where the batch-norm running estimates come from.
+    pub batch_norm: BatchNormSource,
 }
 
-/// The ways to set batch-norm estimates without training.
-pub const BATCH_NORM_SOURCES: [&str; 2] = ["dataset", "init"];
+crate::params::word_setting! {
+    /// Where an untrained encoder's batch-norm running estimates come from
+    /// (`untrained.batch_norm`).
+    pub enum BatchNormSource in "untrained.batch_norm" {
+        /// One pass over the dataset in training mode, no gradient step.
+        Dataset = "dataset",
+        /// The initial estimates (mean 0, variance 1).
+        Init = "init",
+    }
+}
 
 impl UntrainedParams {
     /// The encoder of `of` with the default batch-norm source.
     pub fn of(method: &str) -> UntrainedParams {
         UntrainedParams {
             of: method.into(),
-            batch_norm: "dataset".into(),
+            batch_norm: BatchNormSource::Dataset,
         }
     }
 }
@@ -63,15 +71,6 @@ impl ParamGuard for UntrainedParams {
                 ),
             ));
         }
-        if !BATCH_NORM_SOURCES.contains(&self.batch_norm.as_str()) {
-            return Err(bad(
-                "untrained.batch_norm",
-                format!(
-                    "expected one of {BATCH_NORM_SOURCES:?}, got '{}'",
-                    self.batch_norm
-                ),
-            ));
-        }
         Ok(())
     }
 }
@@ -87,7 +86,7 @@ pub static ENTRY: MethodEntry = MethodEntry::new(
         let inner = (registry::find(&u.of)?.build)(p, data, device, progress)?;
         Ok(Box::new(Untrained {
             inner,
-            calibrate: u.batch_norm == "dataset",
+            calibrate: u.batch_norm == BatchNormSource::Dataset,
         }))
     },
 )

@@ -24,6 +24,17 @@ pub enum Propagation {
     Paper,
 }
 
+crate::params::word_setting! {
+    /// The activation a node-level encoder applies (`node.activation`).
+    pub enum ActivationKind in "node.activation" {
+        Relu = "relu",
+        /// One learnable slope.
+        Prelu = "prelu",
+        /// Random slopes (the released code: fixed outside training; see [`Activation`]).
+        Rrelu = "rrelu",
+    }
+}
+
 /// The activation after the first layer.
 #[derive(Debug)]
 pub enum Activation {
@@ -38,12 +49,14 @@ pub enum Activation {
 }
 
 impl Activation {
-    pub fn new(p: &nn::Path, name: &str, propagation: Propagation) -> Activation {
-        match (name, propagation) {
-            ("prelu", _) => Activation::Prelu(p.var("prelu", &[1], nn::Init::Const(0.25))),
-            ("rrelu", Propagation::Code) => Activation::RreluFixed,
-            ("rrelu", Propagation::Paper) => Activation::Rrelu,
-            _ => Activation::Relu,
+    pub fn new(p: &nn::Path, kind: ActivationKind, propagation: Propagation) -> Activation {
+        match (kind, propagation) {
+            (ActivationKind::Prelu, _) => {
+                Activation::Prelu(p.var("prelu", &[1], nn::Init::Const(0.25)))
+            }
+            (ActivationKind::Rrelu, Propagation::Code) => Activation::RreluFixed,
+            (ActivationKind::Rrelu, Propagation::Paper) => Activation::Rrelu,
+            (ActivationKind::Relu, _) => Activation::Relu,
         }
     }
 
@@ -296,7 +309,7 @@ impl GcnEncoder {
         input: i64,
         hidden: i64,
         shape: GcnShape,
-        activation: &str,
+        activation: ActivationKind,
         propagation: Propagation,
         pi: f64,
     ) -> GcnEncoder {
@@ -509,13 +522,15 @@ mod tests {
         let _g = crate::rng::torch_lock();
         let x = Tensor::from_slice(&[-1.0f32, 2.0]);
         let vs = nn::VarStore::new(Device::Cpu);
-        let fixed: Vec<f32> =
-            Vec::try_from(Activation::new(&vs.root(), "rrelu", Propagation::Code).apply(&x, true))
-                .unwrap();
+        let fixed: Vec<f32> = Vec::try_from(
+            Activation::new(&vs.root(), ActivationKind::Rrelu, Propagation::Code).apply(&x, true),
+        )
+        .unwrap();
         assert!((fixed[0] + 0.2291667).abs() < 1e-6 && fixed[1] == 2.0);
-        let p: Vec<f32> =
-            Vec::try_from(Activation::new(&vs.root(), "prelu", Propagation::Code).apply(&x, true))
-                .unwrap();
+        let p: Vec<f32> = Vec::try_from(
+            Activation::new(&vs.root(), ActivationKind::Prelu, Propagation::Code).apply(&x, true),
+        )
+        .unwrap();
         assert_eq!(p, vec![-0.25, 2.0]);
     }
 
@@ -526,7 +541,7 @@ mod tests {
         let _g = crate::rng::torch_lock();
         tch::manual_seed(5);
         let vs = nn::VarStore::new(Device::Cpu);
-        let act = Activation::new(&vs.root(), "rrelu", Propagation::Paper);
+        let act = Activation::new(&vs.root(), ActivationKind::Rrelu, Propagation::Paper);
         let mut xs = vec![-1.0f64; 200];
         xs.extend([2.0, 0.5]);
         let x = Tensor::from_slice(&xs);

@@ -79,7 +79,21 @@ pub struct GraphRunner<'a, M: GraphMethod> {
     pub loop_config: LoopConfig,
 }
 
-impl<'a, M: GraphMethod> GraphRunner<'a, M> {
+impl<'a, M: GraphMethod + 'a> GraphRunner<'a, M> {
+    /// A graph-level method's build hook ([`crate::methods::BuildFn`]): `data`'s graphs (an
+    /// error naming `entry` where they are a node set), the method `make` builds on them,
+    /// and this loop with the run's settings.
+    pub fn boxed(
+        entry: &crate::methods::MethodEntry,
+        p: &crate::params::Checked<crate::methods::MethodParams>,
+        data: crate::methods::TrainData<'a>,
+        progress: bool,
+        make: impl FnOnce(&'a GraphData) -> Result<M>,
+    ) -> Result<Box<dyn Method + 'a>> {
+        let g = data.graphs(entry.name)?;
+        Ok(Box::new(GraphRunner::new(make(g)?, g, &p.train, progress)))
+    }
+
     pub fn new(method: M, data: &'a GraphData, p: &TrainParams, progress: bool) -> Self {
         GraphRunner {
             method,

@@ -25,10 +25,10 @@ use crate::loss::InfoNceParams;
 use crate::ma::{Constraints, MaParams};
 use crate::methods::base::NodeModel;
 use crate::methods::{Embed, Embeddings, Method, MethodParams, Preset, Selection};
-use crate::nn::gcn::{Features, GcnShape, Propagation};
+use crate::nn::gcn::{ActivationKind, Features, GcnShape, Propagation};
 use crate::nn::mlp::Init;
 use crate::params::{
-    bad, check_ratio, check_size, Checked, MethodTable, ParamGuard, Section, Task, MAX_DEPTH,
+    check_ratio, check_size, Checked, MethodTable, ParamGuard, Section, Task, MAX_DEPTH,
     MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
@@ -42,23 +42,19 @@ use serde::{Deserialize, Serialize};
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NodeParams {
-    /// `code` (the released code) or `paper`.
-    pub preset: String,
+    /// The reading the settings follow.
+    pub preset: NodeReading,
     /// Directed edge-drop ratio of view 1 and view 2.
     pub edge_drop: [f64; 2],
     /// Feature-column mask ratio of view 1 and view 2.
     pub feature_drop: [f64; 2],
-    /// `relu`, `prelu` or `rrelu`.
-    pub activation: String,
+    pub activation: ActivationKind,
     pub proj_hidden: usize,
     /// Propagation count per layer of the base model (no MA) and of the evaluation encoder.
     pub base_k: usize,
     pub eval_k: usize,
-    /// `public` (Planetoid split), `public-swapped` (the public split as the released
-    /// `pGRACE/eval.py` unpacks it, `train, test, val`: the 500 validation nodes are the
-    /// test set and the 1000 test nodes choose the classifier's step) or `random`
-    /// (10/10/80 from the seed).
-    pub split: String,
+    /// The evaluation split.
+    pub split: NodeSplit,
     /// Row-block size of the N×N similarity in the loss (0 = whole matrix).
     pub loss_block_rows: usize,
     /// k-means restarts for the clustering NMI.
@@ -80,10 +76,9 @@ pub struct NodeParams {
 impl NodeParams {
     /// The propagation reading of `preset`: the paper's for `paper`, else the code's.
     pub fn propagation(&self) -> Propagation {
-        if self.preset == "paper" {
-            Propagation::Paper
-        } else {
-            Propagation::Code
+        match self.preset {
+            NodeReading::Paper => Propagation::Paper,
+            NodeReading::Code => Propagation::Code,
         }
     }
 
@@ -100,18 +95,18 @@ impl NodeParams {
     pub fn plain_gcn(
         edge_drop: [f64; 2],
         feature_drop: [f64; 2],
-        activation: &str,
+        activation: ActivationKind,
         proj_hidden: usize,
     ) -> NodeParams {
         NodeParams {
-            preset: "code".into(),
+            preset: NodeReading::Code,
             edge_drop,
             feature_drop,
-            activation: activation.into(),
+            activation,
             proj_hidden,
             base_k: 0,
             eval_k: 0,
-            split: "random".into(),
+            split: NodeSplit::Random,
             loss_block_rows: 4096,
             kmeans_restarts: 20,
             best_test_every: 0,
@@ -153,7 +148,7 @@ impl From<NodePreset> for Preset {
             batch_size: 1,
             hidden: p.hidden,
             layers: 2,
-            features: "row-normalised".into(),
+            features: crate::params::FeatureSetting::row_normalised(),
             evaluator: crate::eval::Evaluator::LogReg,
             gin_eps: 0.0,
             loss: p.loss,
@@ -164,8 +159,29 @@ impl From<NodePreset> for Preset {
     }
 }
 
-/// The evaluation splits `node.split` accepts.
-pub const NODE_SPLITS: [&str; 3] = ["public", "public-swapped", "random"];
+crate::params::word_setting! {
+    /// The reading a node-level method's settings follow (`node.preset`).
+    pub enum NodeReading in "node.preset" {
+        /// The released code.
+        Code = "code",
+        /// The paper.
+        Paper = "paper",
+    }
+}
+
+crate::params::word_setting! {
+    /// The evaluation split of a node-level run (`node.split`).
+    pub enum NodeSplit in "node.split" {
+        /// The Planetoid public split.
+        Public = "public",
+        /// The public split as the released `pGRACE/eval.py` unpacks it (`train, test,
+        /// val`): the 500 validation nodes are the test set and the 1000 test nodes choose
+        /// the classifier's step.
+        PublicSwapped = "public-swapped",
+        /// 10/10/80 from the seed.
+        Random = "random",
+    }
+}
 
 impl Section for NodeParams {
     const KEY: &'static str = "node";
@@ -189,27 +205,6 @@ impl ParamGuard for NodeParams {
             for v in pair {
                 check_ratio(name, v)?;
             }
-        }
-        if self.preset != "code" && self.preset != "paper" {
-            return Err(bad(
-                "node.preset",
-                format!("expected code or paper, got '{}'", self.preset),
-            ));
-        }
-        if !NODE_SPLITS.contains(&self.split.as_str()) {
-            return Err(bad(
-                "node.split",
-                format!(
-                    "expected public, public-swapped or random, got '{}'",
-                    self.split
-                ),
-            ));
-        }
-        if !["relu", "prelu", "rrelu"].contains(&self.activation.as_str()) {
-            return Err(bad(
-                "node.activation",
-                format!("expected relu, prelu or rrelu, got '{}'", self.activation),
-            ));
         }
         Ok(())
     }
@@ -737,7 +732,7 @@ pub(crate) mod tests {
 
     /// The one split of `node.split = name` for `ds`, drawn from `seed`.
     fn node_split(name: &str, ds: &NodeDataset, seed: u64) -> Result<eval::Split> {
-        let mut s = node_protocol(name, ds)?.splits(&ds.labels, ds.num_nodes, seed)?;
+        let mut s = node_protocol(name.parse()?, ds)?.splits(&ds.labels, ds.num_nodes, seed)?;
         assert_eq!(s.len(), 1, "{name}");
         Ok(s.remove(0))
     }

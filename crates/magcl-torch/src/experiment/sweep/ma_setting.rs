@@ -94,7 +94,7 @@ fn read(src: &Src, v: &Spanned<Value>) -> Result<MaSetting> {
                         } else {
                             return Err(src.err(
                                 span,
-                                format!("cannot read MA setting '{s}': '{word}' is neither a reading ({}) nor a GIN mode (gin+filter, gin-sum, filter); expected TRICKS [READING] [GIN-MODE], e.g. \"ARS code\" or \"ARS gin-sum\"", READINGS.iter().map(|r| r.name).collect::<Vec<_>>().join(", ")),
+                                format!("cannot read MA setting '{s}': '{word}' is neither a reading ({}) nor a GIN mode (gin+filter, gin-sum, filter); expected TRICKS [READING] [GIN-MODE], e.g. \"ARS code\" or \"ARS gin-sum\"", READINGS.iter().map(|r| r.name.word()).collect::<Vec<_>>().join(", ")),
                             ));
                         };
                         if std::mem::replace(seen, true) {
