@@ -6,11 +6,12 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::experiment::config::{
-    Constraints, GinMode, MethodName, ReadingName, RunConfig, RunSpec, Section, UntrainedParams,
+    Constraints, GinMode, MethodName, ReadingName, RunConfig, RunSpec,
 };
 use crate::experiment::device::DeviceSpec;
 use crate::experiment::run as runner;
 use crate::experiment::{RunOptions, RunRecord};
+use magcl_config::{Shorthand, ShorthandValue};
 
 /// The arguments of `magcl train`; its help text is in the command table
 /// ([`magcl_cli::commands`]).
@@ -21,10 +22,9 @@ pub struct TrainArgs {
     /// `adgcl.augmenter = fixed`).
     #[arg(long, short = 'm')]
     pub method: Option<String>,
-    /// With `--method untrained`: the method whose encoder is left untrained (graphcl,
-    /// simgrace, adgcl; base at node level). Its preset and evaluation protocol apply.
-    #[arg(long, value_name = "METHOD")]
-    pub of: Option<String>,
+    /// The methods' own flags (`--of`, `--eta`, `--augmenter`, …), from their declarations.
+    #[command(flatten)]
+    pub shorthands: Shorthands,
     /// Dataset name (see `magcl datasets list`), e.g. MUTAG, NCI1, Cora, synthetic.
     #[arg(long, short = 'd')]
     pub dataset: Option<String>,
@@ -67,9 +67,6 @@ pub struct TrainArgs {
     /// Propagations per layer of the evaluation encoder under MA (graph level).
     #[arg(long)]
     pub eval_k: Option<usize>,
-    /// AD-GCL's augmenter: learned (AD-GCL) | fixed (edge dropping + attribute masking).
-    #[arg(long)]
-    pub augmenter: Option<String>,
     /// Augmentation (graph level): random2 | random3 | random4 | node-drop | edge-drop | mask | subgraph | subgraph-1hop | none.
     #[arg(long)]
     pub aug: Option<String>,
@@ -83,9 +80,6 @@ pub struct TrainArgs {
     pub hidden: Option<usize>,
     #[arg(long)]
     pub layers: Option<usize>,
-    /// SimGRACE perturbation strength.
-    #[arg(long, value_parser = finite_f64)]
-    pub eta: Option<f64>,
     /// svc-rbf | linear-svc | logreg (graph level; node level: logreg).
     #[arg(long)]
     pub evaluator: Option<magcl_torch::eval::Evaluator>,
@@ -193,6 +187,49 @@ fn checkpoint_options(
         every_secs,
         stop_after: a.stop_after_epochs.map(|n| n as usize),
     })
+}
+
+/// The flags the methods declare (`magcl_config::Shorthand`: `--eta` is SimGRACE's,
+/// `--augmenter` AD-GCL's, `--of` the untrained encoder's), each with the value given: the
+/// command line adds one flag per declaration, so a method's flags live in its own file.
+#[derive(Clone, Debug, Default)]
+pub struct Shorthands(pub Vec<(&'static Shorthand, serde_json::Value)>);
+
+impl clap::FromArgMatches for Shorthands {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut given = Vec::new();
+        for s in magcl_config::registry::shorthands() {
+            let value = match s.value {
+                ShorthandValue::Number => m.get_one::<f64>(s.flag).map(|v| (*v).into()),
+                ShorthandValue::Word => m.get_one::<String>(s.flag).map(|v| v.clone().into()),
+            };
+            if let Some(v) = value {
+                given.push((s, v));
+            }
+        }
+        Ok(Shorthands(given))
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for Shorthands {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        magcl_config::registry::shorthands()
+            .into_iter()
+            .fold(cmd, |cmd, s| {
+                let arg = clap::Arg::new(s.flag).long(s.flag).help(s.help);
+                cmd.arg(match s.value {
+                    ShorthandValue::Number => arg.value_name("X").value_parser(finite_f64),
+                    ShorthandValue::Word => arg.value_name("WORD"),
+                })
+            })
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// A finite number (`inf` and `NaN` are refused: no config can hold them).
@@ -359,17 +396,6 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
         }
         None => {}
     }
-    if let Some(of) = &a.of {
-        let wraps_an_encoder = method
-            .entry()?
-            .sections
-            .iter()
-            .any(|s| s.key == <UntrainedParams as Section>::KEY);
-        if !wraps_an_encoder {
-            anyhow::bail!("--of applies to --method untrained only");
-        }
-        put("untrained.of", of.clone().into());
-    }
     if let Some(t) = &a.tricks {
         let t = t.to_ascii_uppercase();
         if let Some(bad) = t.chars().find(|c| !"ARS,- ".contains(*c)) {
@@ -400,8 +426,10 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     for (key, value) in label.map_or(&[][..], |(_, l)| l.sets) {
         put(key, (*value).into());
     }
-    if let Some(v) = &a.augmenter {
-        put("adgcl.augmenter", v.clone().into());
+    // A method's own flags, after its label's settings: the flag wins. A flag of a method
+    // this run does not use is refused with the settings (unknown setting `simgrace.eta`).
+    for (s, value) in &a.shorthands.0 {
+        put(s.setting, value.clone());
     }
     if let Some(v) = &a.aug {
         put("augment.name", v.clone().into());
@@ -420,9 +448,6 @@ pub fn build_config(a: &TrainArgs) -> anyhow::Result<RunConfig> {
     }
     if let Some(v) = a.layers {
         put("layers", v.into());
-    }
-    if let Some(v) = a.eta {
-        put("simgrace.eta", v.into());
     }
     if let Some(v) = &a.evaluator {
         put("evaluator", v.name().into());
@@ -654,6 +679,40 @@ mod tests {
         assert!(check_threads(Some(100_000)).is_err());
         assert!(check_threads(Some(0)).is_err());
         assert!(check_threads(Some(2)).is_ok());
+    }
+
+    /// `magcl train` has one flag per declared shorthand, which sets the declared setting
+    /// (after a row label's settings) and is refused for a method without that setting.
+    #[test]
+    fn method_flags_come_from_the_declarations() {
+        use clap::FromArgMatches;
+        let cmd = TrainArgs::augment_args(clap::Command::new("train"));
+        cmd.clone().debug_assert();
+        for s in magcl_config::registry::shorthands() {
+            let arg = cmd.get_arguments().find(|a| a.get_long() == Some(s.flag));
+            assert!(arg.is_some_and(|a| a.get_help().is_some()), "--{}", s.flag);
+        }
+        let parse = |argv: &[&str]| {
+            let m = cmd
+                .clone()
+                .try_get_matches_from(std::iter::once("train").chain(argv.iter().copied()))?;
+            TrainArgs::from_arg_matches(&m)
+        };
+        let config = |argv: &[&str]| {
+            build_config(&parse(argv).unwrap()).map(|c| serde_json::to_value(&c).unwrap())
+        };
+        let c = config(&["-m", "simgrace", "-d", "MUTAG", "--eta", "0.5"]).unwrap();
+        assert_eq!(c["simgrace"]["eta"], 0.5);
+        assert!(parse(&["--eta", "inf"]).is_err());
+        let c = config(&["-m", "adgcl-fixed", "-d", "MUTAG", "--augmenter", "learned"]).unwrap();
+        assert_eq!(c["adgcl"]["augmenter"], "learned");
+        let c = config(&["-m", "untrained", "--of", "simgrace", "-d", "MUTAG"]).unwrap();
+        assert_eq!(
+            (c["untrained"]["of"].as_str(), c["layers"].as_u64()),
+            (Some("simgrace"), Some(5))
+        );
+        let e = config(&["-m", "graphcl", "-d", "MUTAG", "--eta", "0.5"]).unwrap_err();
+        assert!(e.to_string().contains("simgrace"), "{e}");
     }
 
     /// The flag wins, then the config's count; without either graph-level runs get one

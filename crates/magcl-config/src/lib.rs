@@ -17,4 +17,4 @@ pub mod methods;
 pub mod registry;
 pub mod schema;
 
-pub use method::{FeatureRule, Level, MethodDecl, Role, RowLabel};
+pub use method::{FeatureRule, Level, MethodDecl, Role, RowLabel, Shorthand, ShorthandValue};

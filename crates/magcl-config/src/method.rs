@@ -52,6 +52,30 @@ pub struct RowLabel {
     pub colour: (u8, u8, u8),
 }
 
+/// A command-line shorthand for one of a method's settings: `magcl train --eta 0.5` is
+/// `--set simgrace.eta=0.5`. `magcl train` adds a flag for every declared shorthand, so a
+/// method's flags live in its declaration, not in the binary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shorthand {
+    /// The long flag, without `--`.
+    pub flag: &'static str,
+    /// The setting it sets, as `--set` spells it (`section.field`).
+    pub setting: &'static str,
+    /// What its value is.
+    pub value: ShorthandValue,
+    /// Its line in `magcl train --help`.
+    pub help: &'static str,
+}
+
+/// The kind of value a [`Shorthand`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShorthandValue {
+    /// A finite number.
+    Number,
+    /// A word, checked by the setting it sets.
+    Word,
+}
+
 /// A method's declaration. Built with [`MethodDecl::new`] and the setters after it, as a
 /// `const` in the method's own file under [`crate::methods`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +102,8 @@ pub struct MethodDecl {
     pub node_rows_without_split: bool,
     /// Plot colour of its curves (RGB); `None`: the colour every undeclared curve gets.
     pub colour: Option<(u8, u8, u8)>,
+    /// Its `magcl train` flags.
+    pub shorthands: &'static [Shorthand],
 }
 
 impl MethodDecl {
@@ -98,6 +124,7 @@ impl MethodDecl {
             keyed_by_preset: false,
             node_rows_without_split: false,
             colour: None,
+            shorthands: &[],
         }
     }
     pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
@@ -123,6 +150,10 @@ impl MethodDecl {
     }
     pub const fn node_rows_without_split(mut self) -> Self {
         self.node_rows_without_split = true;
+        self
+    }
+    pub const fn shorthands(mut self, shorthands: &'static [Shorthand]) -> Self {
+        self.shorthands = shorthands;
         self
     }
     pub const fn colour(mut self, rgb: (u8, u8, u8)) -> Self {

@@ -2,7 +2,7 @@
 //! list methods, then those registered at run time ([`register`]).
 use std::sync::RwLock;
 
-use crate::method::{Level, MethodDecl, Role, RowLabel};
+use crate::method::{Level, MethodDecl, Role, RowLabel, Shorthand};
 use crate::methods;
 
 /// The built-in declarations. Reports list GCL methods in this order, then the untrained
@@ -173,6 +173,11 @@ impl RowMethod<'_> {
     }
 }
 
+/// Every declared `magcl train` shorthand, in registry order.
+pub fn shorthands() -> Vec<&'static Shorthand> {
+    all().into_iter().flat_map(|d| d.shorthands).collect()
+}
+
 /// The classical floors of `level`, in registry order.
 pub fn classical_floors(level: Level) -> Vec<&'static MethodDecl> {
     all()
@@ -232,6 +237,21 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), words.len(), "{words:?}");
         assert!(words.iter().all(|w| *w == w.to_ascii_lowercase()));
+    }
+
+    #[test]
+    fn shorthand_flags_are_unique_and_set_a_section_field() {
+        let flags: Vec<&str> = shorthands().iter().map(|s| s.flag).collect();
+        assert_eq!(flags, ["eta", "augmenter", "of"]);
+        let mut sorted = flags.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), flags.len());
+        for s in shorthands() {
+            assert!(s.flag.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            let (section, field) = s.setting.split_once('.').expect("section.field");
+            assert!(!section.is_empty() && !field.is_empty() && !field.contains('.'));
+        }
     }
 
     #[test]
