@@ -229,17 +229,7 @@ fn draw_bar_panel(
         }
     }
     for (i, ds) in datasets.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(i as f64, y0));
-        panel
-            .draw(&Text::new(
-                ds.clone(),
-                (px - base.0, py - base.1 + 8),
-                ("sans-serif", 13)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Top)),
-            ))
-            .map_err(perr)?;
+        text_under(panel, &chart, (i as f64, y0), 8, ds, 13)?;
     }
     let m = settings.len().max(1);
     let bar_w = 0.8 / m as f64;
