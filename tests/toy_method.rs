@@ -76,7 +76,7 @@ impl TwoViews {
             opt: Adam::new(&model.vs, p.train.lr, p.train.weight_decay)?,
             model,
             loss: InfoNce::new(loss.check()?, 0),
-            policy: augment::from_params(&aug)?,
+            policy: augment::from_params(&aug),
             seed: p.train.seed,
         })
     }

@@ -117,17 +117,12 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::augment::AugParams;
-    use crate::params::ParamGuard;
+    use crate::augment::AugName;
 
     #[test]
     fn errors_say_what_kind_they_are() {
-        // A misspelt augmentation is refused where the settings are checked, naming the field.
-        let p = AugParams {
-            name: "edge-dorp".into(),
-            ..AugParams::default()
-        };
-        match p.check_ref() {
+        // A misspelt augmentation is refused where the settings are read, naming the field.
+        match "edge-dorp".parse::<AugName>() {
             Err(Error::Setting { field, msg }) => {
                 assert_eq!(field, "augment.name");
                 assert!(msg.contains("unknown augmentation 'edge-dorp'"), "{msg}");

@@ -14,7 +14,6 @@
 use rand::Rng as _;
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
 use crate::graph::GraphView;
 use crate::params::Checked;
 use crate::rng::{self, streams, Rng};
@@ -30,7 +29,7 @@ pub use attr_mask::{attr_mask, AttrMask};
 pub use compose::{Compose, Identity, RandomChoice};
 pub use edge_drop::{edge_drop, EdgeDrop};
 pub use node_drop::{node_drop, NodeDrop};
-pub use params::AugParams;
+pub use params::{AugKind, AugName, AugParams, AugPolicy};
 pub use subgraph::{subgraph, subgraph_1hop, Subgraph, Subgraph1Hop};
 
 /// One graph augmentation: a view of `g` drawn with `rng`.
@@ -44,50 +43,26 @@ pub trait Augmentor: Send + Sync {
 /// (`dnodes`), `edge-drop` (`pedges`), `mask` (`mask_nodes`), `subgraph`,
 /// `subgraph-1hop`, `random2` = a choice of {node-drop, subgraph}, `random3` = +
 /// edge-drop, `random4` = + mask, `random2-1hop`, or singles joined by `+` (applied in
-/// order).
+/// order; [`AugName`] reads them).
 ///
 /// Takes checked parameters, like every other stage's constructor: the ratios are in
-/// [0, 1] and the name is known (checking builds the policy once).
-pub fn from_params(p: &Checked<AugParams>) -> Result<Box<dyn Augmentor>> {
-    build(p)
-}
-
-/// The policy of parameters not yet checked (what [`AugParams`]' check runs).
-pub(crate) fn build(p: &AugParams) -> Result<Box<dyn Augmentor>> {
-    let single = |name: &str| -> Result<Box<dyn Augmentor>> {
-        Ok(match name {
-            "none" | "identity" => Box::new(Identity),
-            "node-drop" | "dnodes" => Box::new(NodeDrop(p.node_drop)),
-            "edge-drop" | "pedges" => Box::new(EdgeDrop(p.edge_drop)),
-            "mask" | "mask_nodes" | "attr-mask" => Box::new(AttrMask(p.mask)),
-            "subgraph" => Box::new(Subgraph(p.subgraph)),
-            "subgraph-1hop" => Box::new(Subgraph1Hop(p.subgraph)),
-            other => {
-                return Err(Error::UnknownName {
-                    what: "augmentation",
-                    name: other.into(),
-                    expected: "random2, random3, random4, node-drop, edge-drop, mask, \
-                               subgraph, subgraph-1hop or none"
-                        .into(),
-                })
-            }
-        })
+/// [0, 1] and the name is a known policy, so it cannot fail.
+pub fn from_params(p: &Checked<AugParams>) -> Box<dyn Augmentor> {
+    let single = |kind: AugKind| -> Box<dyn Augmentor> {
+        match kind {
+            AugKind::Identity => Box::new(Identity),
+            AugKind::NodeDrop => Box::new(NodeDrop(p.node_drop)),
+            AugKind::EdgeDrop => Box::new(EdgeDrop(p.edge_drop)),
+            AugKind::Mask => Box::new(AttrMask(p.mask)),
+            AugKind::Subgraph => Box::new(Subgraph(p.subgraph)),
+            AugKind::Subgraph1Hop => Box::new(Subgraph1Hop(p.subgraph)),
+        }
     };
-    let choice = |names: &[&str]| -> Result<Box<dyn Augmentor>> {
-        Ok(Box::new(RandomChoice(
-            names.iter().map(|n| single(n)).collect::<Result<_>>()?,
-        )))
-    };
-    match p.name.as_str() {
-        "random2" => choice(&["node-drop", "subgraph"]),
-        "random3" => choice(&["node-drop", "subgraph", "edge-drop"]),
-        "random4" => choice(&["node-drop", "subgraph", "edge-drop", "mask"]),
-        "random2-1hop" => choice(&["node-drop", "subgraph-1hop"]),
-        name => Ok(Box::new(Compose(
-            name.split('+')
-                .map(|n| single(n.trim()))
-                .collect::<Result<_>>()?,
-        ))),
+    match p.name.policy() {
+        AugPolicy::Choice(kinds) => {
+            Box::new(RandomChoice(kinds.iter().map(|k| single(*k)).collect()))
+        }
+        AugPolicy::Compose(kinds) => Box::new(Compose(kinds.iter().map(|k| single(*k)).collect())),
     }
 }
 
@@ -195,6 +170,7 @@ pub fn adaptive_drop_probabilities(s: &[f64], p: f64, threshold: f64) -> Vec<f64
 mod tests {
     use super::subgraph::adjacency;
     use super::*;
+    use crate::error::Result;
     use crate::params::ParamGuard as _;
     use std::collections::HashSet;
 
@@ -389,7 +365,7 @@ mod tests {
 
     /// The policy of `cfg`, checked first as every caller's parameters are.
     fn policy(cfg: &AugParams) -> Result<Box<dyn Augmentor>> {
-        from_params(&cfg.clone().check()?)
+        Ok(from_params(&cfg.clone().check()?))
     }
 
     #[test]
@@ -397,7 +373,7 @@ mod tests {
         let graphs: Vec<GraphView> = (0..64).map(|i| grid(3 + i % 5, 4)).collect();
         let ids: Vec<usize> = (0..64).rev().collect();
         let cfg = AugParams {
-            name: "random4".into(),
+            name: AugName::random(4),
             ..AugParams::default()
         };
         let policy = policy(&cfg).unwrap();
@@ -426,25 +402,33 @@ mod tests {
             policy(&cfg).unwrap().describe(),
             "choice(node-drop 0.1, subgraph 0.2)"
         );
-        cfg.name = "random4".into();
+        cfg.name = AugName::random(4);
         assert_eq!(
             policy(&cfg).unwrap().describe(),
             "choice(node-drop 0.1, subgraph 0.2, edge-drop 0.1, mask 0.1)"
         );
-        cfg.name = "node-drop+mask".into();
+        cfg.name = "node-drop+mask".parse().unwrap();
         assert_eq!(
             policy(&cfg).unwrap().describe(),
             "compose(node-drop 0.1, mask 0.1)"
         );
-        cfg.name = "shuffle".into();
-        // An unknown name is refused when the parameters are checked.
-        assert!(cfg
-            .clone()
-            .check()
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-            .contains("shuffle"));
+        // Aliases name the same policy and are kept as written (the config hash is taken
+        // over the text).
+        let alias: AugName = "dnodes + mask_nodes".parse().unwrap();
+        assert_eq!(alias.policy(), cfg.name.policy());
+        assert_eq!(alias.to_string(), "dnodes + mask_nodes");
+        // An unknown name is refused when it is read, naming the field and the word.
+        let e = "node-drop+shuffle"
+            .parse::<AugName>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("augment.name") && e.contains("'shuffle'"), "{e}");
+        let e = serde_json::from_str::<AugParams>(
+            r#"{"name":"random5","node_drop":0.1,"edge_drop":0.1,"mask":0.1,"subgraph":0.2}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("random5"), "{e}");
     }
 
     /// Compose applies in order and RandomChoice draws its pick first: a choice between

@@ -1,7 +1,7 @@
 //! Graph-level augmentation settings.
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::params::{bad, check_ratio, ParamGuard, Section};
 
 /// Graph-level augmentation settings.
@@ -10,7 +10,7 @@ use crate::params::{bad, check_ratio, ParamGuard, Section};
 pub struct AugParams {
     /// `random2`, `random3`, `random4`, `node-drop`, `edge-drop`, `mask`, `subgraph`,
     /// `subgraph-1hop`, `none`, or a `+`-joined list of single augmentations applied in order.
-    pub name: String,
+    pub name: AugName,
     pub node_drop: f64,
     pub edge_drop: f64,
     pub mask: f64,
@@ -20,7 +20,7 @@ pub struct AugParams {
 impl Default for AugParams {
     fn default() -> Self {
         AugParams {
-            name: "random2".into(),
+            name: AugName::random(2),
             node_drop: 0.1,
             edge_drop: 0.1,
             mask: 0.1,
@@ -44,8 +44,130 @@ impl ParamGuard for AugParams {
         ] {
             check_ratio(name, v)?;
         }
-        // The name is checked here, where a sweep is read, not first in a worker.
-        super::build(self).map_err(|e| bad("augment.name", e))?;
+        // The name was checked when it was read (`AugName`'s parsing).
         Ok(())
+    }
+}
+
+/// One augmentation (GraphCL's names, official `unsupervised_TU/aug.py`, are accepted too:
+/// `dnodes`, `pedges`, `mask_nodes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AugKind {
+    Identity,
+    NodeDrop,
+    EdgeDrop,
+    Mask,
+    Subgraph,
+    Subgraph1Hop,
+}
+
+impl AugKind {
+    /// The words for each kind, the first the one `describe` and messages use.
+    const WORDS: &'static [(AugKind, &'static [&'static str])] = &[
+        (AugKind::Identity, &["none", "identity"]),
+        (AugKind::NodeDrop, &["node-drop", "dnodes"]),
+        (AugKind::EdgeDrop, &["edge-drop", "pedges"]),
+        (AugKind::Mask, &["mask", "mask_nodes", "attr-mask"]),
+        (AugKind::Subgraph, &["subgraph"]),
+        (AugKind::Subgraph1Hop, &["subgraph-1hop"]),
+    ];
+
+    fn from_word(word: &str) -> Option<AugKind> {
+        Self::WORDS
+            .iter()
+            .find(|(_, words)| words.contains(&word))
+            .map(|(kind, _)| *kind)
+    }
+}
+
+/// How a policy combines its augmentations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AugPolicy {
+    /// One drawn uniformly for each graph (GraphCL's `random2/3/4`).
+    Choice(Vec<AugKind>),
+    /// All of them, in order (`node-drop+mask`; a single name is a composition of one).
+    Compose(Vec<AugKind>),
+}
+
+/// The `augment.name` setting: the text a config writes (the config hash is taken over it,
+/// so aliases stay as written) and the policy it names. A name that is none of the policies
+/// is refused when the config is read, naming the field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AugName {
+    written: String,
+    policy: AugPolicy,
+}
+
+impl AugName {
+    /// GraphCL's `randomN`: a choice of N of node dropping, subgraph, edge dropping and
+    /// masking, in that order (N in 2..=4).
+    pub fn random(n: usize) -> AugName {
+        format!("random{n}")
+            .parse()
+            .unwrap_or_else(|e| panic!("random{n}: {e}"))
+    }
+    /// The policy it names.
+    pub fn policy(&self) -> &AugPolicy {
+        &self.policy
+    }
+    /// The text as written.
+    pub fn as_str(&self) -> &str {
+        &self.written
+    }
+}
+
+impl std::str::FromStr for AugName {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<AugName> {
+        use AugKind::*;
+        let policy = match s {
+            "random2" => AugPolicy::Choice(vec![NodeDrop, Subgraph]),
+            "random3" => AugPolicy::Choice(vec![NodeDrop, Subgraph, EdgeDrop]),
+            "random4" => AugPolicy::Choice(vec![NodeDrop, Subgraph, EdgeDrop, Mask]),
+            "random2-1hop" => AugPolicy::Choice(vec![NodeDrop, Subgraph1Hop]),
+            name => AugPolicy::Compose(
+                name.split('+')
+                    .map(|word| {
+                        let word = word.trim();
+                        AugKind::from_word(word).ok_or_else(|| {
+                            bad(
+                                "augment.name",
+                                Error::UnknownName {
+                                    what: "augmentation",
+                                    name: word.into(),
+                                    expected: "random2, random3, random4, node-drop, \
+                                               edge-drop, mask, subgraph, subgraph-1hop or \
+                                               none"
+                                        .into(),
+                                },
+                            )
+                        })
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+        };
+        Ok(AugName {
+            written: s.to_string(),
+            policy,
+        })
+    }
+}
+
+impl std::fmt::Display for AugName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+impl Serialize for AugName {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.written)
+    }
+}
+
+impl<'de> Deserialize<'de> for AugName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -97,7 +97,7 @@ impl GraphCl {
             model,
             opt,
             loss: InfoNce::new(p.loss(), 0),
-            policy: augment::from_params(&aug)?,
+            policy: augment::from_params(&aug),
             sampler,
             k_first,
             seed: p.train.seed,
