@@ -153,21 +153,4 @@ impl std::str::FromStr for AugName {
     }
 }
 
-impl std::fmt::Display for AugName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.written)
-    }
-}
-
-impl Serialize for AugName {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_str(&self.written)
-    }
-}
-
-impl<'de> Deserialize<'de> for AugName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::params::written_setting!(AugName);
