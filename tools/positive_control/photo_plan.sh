@@ -19,11 +19,17 @@
 #     CS and Computers, Coauthor-CS's raw features, the ablations' seeds 3-4, the positive
 #     control's seeds 5-9. Each bench resumes from the rows already there; 4 cells at a time
 #     while the official runs are going, 10 after.
-# Needs in .devcarry/: bin/ (magcl, magcl-torch), mirror/npz/, official/ (the patched
-# official code, patch_official.py) and home/.
+# ADGCL_JOBS (default 0): that many of graph_large's learned AD-GCL COLLAB cells
+# (configs/graph_large.toml, `--only method=adgcl`) on the GPU beside all this, from the
+# start to the end of the budget; they checkpoint every 60 s, so the caller also packs
+#   tar czf "$OUT/ckpt.tgz" results/graph_large/graph_large.checkpoints
+# and the next call extracts it from .devcarry/prev_ckpt.tgz. NODE_BESIDE (default 4):
+# magcl node cells at a time while the official runs are going (0: none until they end).
+# Needs in .devcarry/: bin/ (magcl, magcl-torch), mirror/npz/ (mirror/dgcnn/COLLAB.zip
+# for AD-GCL), official/ (the patched official code, patch_official.py) and home/.
 set -u
 D=$PWD/.devcarry
-[ -f "$D/prev.tgz" ] && tar xzf "$D/prev.tgz"
+for f in "$D/prev.tgz" "$D/prev_ckpt.tgz"; do [ -f "$f" ] && tar xzf "$f"; done
 . tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 M=$D/bin/magcl
@@ -36,9 +42,17 @@ timeout "$(left)" bash tools/positive_control/run_official.sh "$D" \
   Amazon-Photo "${SEEDS:-3 4 5 6 7 8 9}" > "$L/official.stdout" 2>&1 &
 OFFICIAL=$!
 sleep 20   # the official code's dataset processing first, alone
+if [ "${ADGCL_JOBS:-0}" -gt 0 ]; then
+  timeout "$(left)" "$M" bench configs/graph_large.toml --resume --only method=adgcl \
+    --jobs "$ADGCL_JOBS" --threads 1 --device cuda > "$L/adgcl.log" 2>&1 &
+fi
 bench() {  # CONFIG [bench arguments...]
   local jobs=10
-  kill -0 "$OFFICIAL" 2>/dev/null && jobs=4
+  if kill -0 "$OFFICIAL" 2>/dev/null; then
+    jobs=${NODE_BESIDE:-4}
+    while [ "$jobs" -eq 0 ] && kill -0 "$OFFICIAL" 2>/dev/null; do sleep 5; done
+    [ "$jobs" -gt 0 ] || jobs=10
+  fi
   [ "$(left)" -gt 30 ] || return 0
   echo "$(date -u +%T) bench $* --jobs $jobs ($(left) s left)"
   timeout "$(left)" "$M" bench "$@" --resume --jobs "$jobs" --threads 1 --device cuda 2>&1 \
