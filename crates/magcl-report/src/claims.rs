@@ -349,6 +349,9 @@ pub struct Measured {
     /// The baseline and +MA groups over all their seeds.
     pub baseline_arm: Option<Arm>,
     pub treatment_arm: Option<Arm>,
+    /// The two arms' rows ran on more than one kind of device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed_devices: Option<crate::MixedDevices>,
 }
 
 /// One line of the verdict table.
@@ -511,6 +514,7 @@ pub fn join(report: &Report, claims: &ClaimsFile, file: &Path, primary_ma: &str)
                     baseline_method: claim.baseline_method.clone(),
                     baseline_arm,
                     treatment_arm,
+                    mixed_devices: c.mixed_devices.clone(),
                 }),
                 verdict: Verdict::CannotTell,
                 magnitude: None,
@@ -958,6 +962,36 @@ pub fn verdict_markdown(v: &Verdicts, metric: Metric) -> String {
         }
         s.push('\n');
     }
+    let mixed: Vec<(&VerdictRow, &Measured, &crate::MixedDevices)> = v
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let m = r.measured.as_ref()?;
+            Some((r, m, m.mixed_devices.as_ref()?))
+        })
+        .collect();
+    if !mixed.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Lines whose two arms ran on different kinds of device
+
+\
+             Their rows are not bit-comparable (the CPU and a GPU round differently), so part of Δ may be the devices'.\n\n\
+             | claim | dataset | measured | devices of the +MA arm | devices of the baseline |\n|---|---|---|---|---|"
+        );
+        for (r, m, d) in mixed {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} |",
+                r.claim.id,
+                m.key.dataset,
+                measured_vs_label(m),
+                d.treatment.join(", "),
+                d.baseline.join(", ")
+            );
+        }
+        s.push('\n');
+    }
     s.push_str(VERDICT_NOTES);
     s.push('\n');
     s
@@ -1281,6 +1315,59 @@ mod tests {
         // A baseline method equal to the method is refused.
         let e = ClaimsFile::parse(&text("baseline_method = \"adgcl-fixed\"\n")).unwrap_err();
         assert!(e.contains("baseline_method"), "{e}");
+    }
+
+    /// A verdict line whose arms ran on different kinds of device (the learned AD-GCL on
+    /// a GPU against the fixed augmenter + MA on the CPU) carries both kinds and is listed
+    /// under the verdict table; with every row on one kind nothing is listed.
+    #[test]
+    fn verdict_lines_across_device_kinds_are_listed() {
+        use crate::results::ResultRow;
+        let row = |method: &str, ma: &str, seed: u64, device: &str| ResultRow {
+            method: method.into(),
+            ma: ma.into(),
+            variant: String::new(),
+            evaluator: "linear-svc".into(),
+            config_hash: format!("{method}-{ma}-{seed}"),
+            accuracy: 70.0 + seed as f64 + if ma == "none" { 0.0 } else { 0.5 },
+            device: device.into(),
+            ..crate::results::tests::row(seed)
+        };
+        let claims = ClaimsFile::parse(
+            "title = \"t\"\nsource = \"s\"\n[[claim]]\nid = \"fig3\"\nlevel = \"graph\"\ndataset = \"MUTAG\"\nmethod = \"adgcl-fixed\"\nbaseline_method = \"adgcl\"\ndelta = 0.42\nsource = \"Fig. 3\"\n",
+        )
+        .unwrap();
+        for (learned_on, listed) in [("cuda:0", true), ("cpu", false)] {
+            let mut rows = Vec::new();
+            for s in 0..3 {
+                rows.push(row("adgcl", "none", s, learned_on));
+                rows.push(row("adgcl-fixed", "none", s, "cpu"));
+                rows.push(row("adgcl-fixed", "ARS", s, "cpu"));
+            }
+            let mut report = Report::build(rows, Metric::Accuracy).unwrap();
+            report.add_claims(Path::new("c.toml"), &claims);
+            let v = report.verdicts.as_ref().unwrap();
+            let m = v.rows[0].measured.as_ref().unwrap();
+            let md = verdict_markdown(v, Metric::Accuracy);
+            if listed {
+                let d = m.mixed_devices.as_ref().unwrap();
+                assert_eq!(
+                    (d.treatment.clone(), d.baseline.clone()),
+                    (vec!["cpu".to_string()], vec!["cuda".to_string()])
+                );
+                assert!(
+                    md.contains("### Lines whose two arms ran on different kinds of device"),
+                    "{md}"
+                );
+                assert!(
+                    md.contains("| fig3 | MUTAG |") && md.contains("| cpu | cuda |"),
+                    "{md}"
+                );
+            } else {
+                assert_eq!(m.mixed_devices, None);
+                assert!(!md.contains("different kinds of device"), "{md}");
+            }
+        }
     }
 
     /// Rows of `method` on `dataset`: baseline (MA none) `80 + seed` and +MA `ARS code`

@@ -121,6 +121,9 @@ pub struct FloorLine {
     pub p: Option<f64>,
     /// Holm over the lines of this kind in the report.
     pub p_holm: Option<f64>,
+    /// The method's and the floor's rows ran on more than one kind of device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed_devices: Option<crate::MixedDevices>,
 }
 
 /// Level of the floor lines' reading.
@@ -249,6 +252,7 @@ fn paired_line(g: &Group, u: &Group) -> Option<FloorLine> {
         mde: c.test.mde,
         p: c.test.t_test.as_ref().and_then(|t| t.p),
         p_holm: None,
+        mixed_devices: c.mixed_devices,
     })
 }
 
@@ -273,6 +277,7 @@ fn unpaired_line(g: &Group, f: &Group) -> Option<FloorLine> {
         mde: w.mde,
         p: w.p,
         p_holm: None,
+        mixed_devices: crate::MixedDevices::of(g, f),
     })
 }
 

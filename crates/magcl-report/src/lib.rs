@@ -31,7 +31,7 @@
 //! - Rows pre-trained on a subset of the graphs (`pretrain.graphs` in the config) form
 //!   pre-training size curves, with the smallest size above each floor ([`pretrain`]);
 //!   their subset is part of the group's variant label.
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -154,6 +154,39 @@ pub struct Group {
     pub summary: Summary,
     /// The metric per seed (one row per seed: repeats of a cell are left out).
     pub by_seed: BTreeMap<u64, f64>,
+    /// The kinds of device its rows ran on ([`device_kind`]: `cpu`, `cuda`, …); rows
+    /// that record none add nothing.
+    #[serde(skip)]
+    pub devices: BTreeSet<String>,
+}
+
+/// The kind of a device as rows record it: `cuda:1` → `cuda`, `cpu` → `cpu`; `None` for
+/// a row that records none.
+pub fn device_kind(device: &str) -> Option<&str> {
+    let kind = device.split(':').next().unwrap_or("").trim();
+    (!kind.is_empty()).then_some(kind)
+}
+
+/// The device kinds of the two sides of a comparison whose rows did not all run on one
+/// kind of device (the CPU and a GPU, say): such rows are not bit-comparable, and a
+/// difference between them may partly be the devices'. Listed by the report, not
+/// refused.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct MixedDevices {
+    pub baseline: Vec<String>,
+    pub treatment: Vec<String>,
+}
+
+impl MixedDevices {
+    /// `Some` where the rows of `treatment` and `baseline` together span more than one
+    /// device kind.
+    pub fn of(treatment: &Group, baseline: &Group) -> Option<MixedDevices> {
+        let all: BTreeSet<&String> = treatment.devices.iter().chain(&baseline.devices).collect();
+        (all.len() > 1).then(|| MixedDevices {
+            baseline: baseline.devices.iter().cloned().collect(),
+            treatment: treatment.devices.iter().cloned().collect(),
+        })
+    }
 }
 
 /// A +MA group against its baseline, paired by seed.
@@ -172,6 +205,9 @@ pub struct Comparison {
     pub p_wilcoxon_holm: Option<f64>,
     /// Fewer than [`MIN_SEEDS`] pairs.
     pub few_seeds: bool,
+    /// The two groups' rows ran on more than one kind of device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mixed_devices: Option<MixedDevices>,
 }
 
 /// Everything a report shows.
@@ -503,6 +539,7 @@ impl Report {
         let mut duplicate_rows = 0;
         let mut missing_metric = 0;
         let mut values: HashMap<GroupKey, BTreeMap<u64, Vec<f64>>> = HashMap::new();
+        let mut devices: HashMap<GroupKey, BTreeSet<String>> = HashMap::new();
         // The configuration (seed left out) of the first row of each group.
         let mut configs: HashMap<GroupKey, (serde_json::Value, &ResultRow)> = HashMap::new();
         let mut first_of_seed: HashMap<(GroupKey, u64), &ResultRow> = HashMap::new();
@@ -576,6 +613,12 @@ impl Report {
                 missing_metric += 1;
                 continue;
             };
+            if let Some(kind) = device_kind(&r.device) {
+                devices
+                    .entry(key.clone())
+                    .or_default()
+                    .insert(kind.to_string());
+            }
             values
                 .entry(key)
                 .or_default()
@@ -638,6 +681,7 @@ impl Report {
                     .collect();
                 let xs: Vec<f64> = by_seed.values().copied().collect();
                 stats::summarize(&xs).map(|summary| Group {
+                    devices: devices.remove(&key).unwrap_or_default(),
                     key,
                     summary,
                     by_seed,
@@ -840,6 +884,7 @@ fn pair(g: &Group, base: &Group) -> Option<Comparison> {
         key: g.key.clone(),
         baseline_variant: base.key.variant.clone(),
         few_seeds: seeds.len() < MIN_SEEDS,
+        mixed_devices: MixedDevices::of(g, base),
         seeds,
         baseline_mean: stats::mean(&b).unwrap_or(f64::NAN),
         ma_mean: stats::mean(&t).unwrap_or(f64::NAN),
@@ -1094,6 +1139,51 @@ mod tests {
         let r = Report::build(vec![row(0, "aaa"), row(1, "aaa"), again], Metric::Accuracy).unwrap();
         assert_eq!(r.cross_commit_duplicates.len(), 1);
         assert!(r.mixed_commits.is_empty());
+    }
+
+    /// A comparison whose two sides ran on different kinds of device (CPU rows against
+    /// GPU rows; `cuda:0` and `cuda:1` are one kind) is marked and listed with both
+    /// sides' kinds; one kind on both sides is not.
+    #[test]
+    fn comparisons_across_device_kinds_are_listed() {
+        let with = |seed: u64, ma: &str, device: &str| ResultRow {
+            ma: ma.into(),
+            config_hash: format!("h{seed}{ma}"),
+            device: device.into(),
+            ..row(seed, "aaa")
+        };
+        let one_kind: Vec<ResultRow> = (0..3)
+            .flat_map(|s| [with(s, "none", "cuda:0"), with(s, "ARS", "cuda:1")])
+            .collect();
+        let r = Report::build(one_kind, Metric::Accuracy).unwrap();
+        assert_eq!(r.comparisons.len(), 1);
+        assert_eq!(r.comparisons[0].mixed_devices, None);
+        assert!(!render::markdown(&r).contains("Comparisons across kinds of device"));
+
+        let mixed: Vec<ResultRow> = (0..3)
+            .flat_map(|s| [with(s, "none", "cpu"), with(s, "ARS", "cuda:0")])
+            .collect();
+        let r = Report::build(mixed, Metric::Accuracy).unwrap();
+        assert_eq!(
+            r.comparisons[0].mixed_devices,
+            Some(MixedDevices {
+                baseline: vec!["cpu".into()],
+                treatment: vec!["cuda".into()],
+            })
+        );
+        let md = render::markdown(&r);
+        assert!(md.contains("## Comparisons across kinds of device"), "{md}");
+        assert!(md.contains("| without MA | cuda | cpu |"), "{md}");
+        // One side mixing kinds is listed too; rows that record no device add none.
+        let mut half = vec![with(0, "none", "cpu"), with(1, "none", "cuda:0")];
+        half.extend((0..2).map(|s| with(s, "ARS", "cpu")));
+        half.push(with(2, "none", ""));
+        let r = Report::build(half, Metric::Accuracy).unwrap();
+        let d = r.comparisons[0].mixed_devices.as_ref().unwrap();
+        assert_eq!(d.baseline, vec!["cpu".to_string(), "cuda".to_string()]);
+        assert_eq!(d.treatment, vec!["cpu".to_string()]);
+        assert_eq!(device_kind(""), None);
+        assert_eq!(device_kind("cuda:3"), Some("cuda"));
     }
 
     /// The error of a file names its file and line.

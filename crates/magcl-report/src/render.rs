@@ -245,6 +245,49 @@ pub fn markdown(r: &Report) -> String {
         s.push('\n');
     }
 
+    let mixed_comparisons: Vec<_> = r
+        .comparisons
+        .iter()
+        .filter_map(|c| {
+            let d = c.mixed_devices.as_ref()?;
+            let against = if c.baseline_variant.is_empty() {
+                "without MA".to_string()
+            } else {
+                format!("without MA [{}]", c.baseline_variant)
+            };
+            Some((&c.key, against, d))
+        })
+        .chain(
+            r.floor
+                .iter()
+                .filter_map(|f| Some((&f.key, f.floor_label(), f.mixed_devices.as_ref()?))),
+        )
+        .collect();
+    if !mixed_comparisons.is_empty() {
+        section_with_table(
+            &mut s,
+            "Comparisons across kinds of device",
+            "These comparisons set rows run on one kind of device against rows run on another (the CPU and a GPU, say). Such rows are not bit-comparable (the devices round differently), so part of a difference may be the devices'.\n\n",
+            "| dataset | method | evaluator | MA | variant | against | its devices | the other side's |",
+            "|---|---|---|---|---|---|---|---|",
+        );
+        for (k, against, d) in mixed_comparisons {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                k.dataset,
+                method_label(k),
+                k.evaluator,
+                k.ma,
+                k.variant,
+                against,
+                d.treatment.join(", "),
+                d.baseline.join(", ")
+            );
+        }
+        s.push('\n');
+    }
+
     if !r.mixed_copies.is_empty() {
         section_with_table(
             &mut s,
