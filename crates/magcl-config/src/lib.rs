@@ -8,6 +8,8 @@
 //!   time (a plugin's or a test's method), and lookups by name or row label.
 //! - [`schema`]: how a result row's configuration is made comparable across magcl versions
 //!   (fields added since rows were first written, and their defaults).
+//! - [`settings`]: the settings both sides read through one type (`node.preset`,
+//!   `node.split`, `pretrain`), and [`word_setting!`] that declares a word setting.
 //!
 //! This crate has no tensor dependency: `magcl report` reads declarations without libtorch.
 //! Adding a method is its declaration file here, its tensor file in the root crate's
@@ -16,5 +18,6 @@ pub mod method;
 pub mod methods;
 pub mod registry;
 pub mod schema;
+pub mod settings;
 
 pub use method::{FeatureRule, Level, MethodDecl, Role, RowLabel, Shorthand, ShorthandValue};

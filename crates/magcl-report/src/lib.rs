@@ -968,9 +968,19 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
 /// The evaluation split of a node-level row (`node.split` of its config); empty for
 /// graph-level rows and configs that do not record it.
 fn node_split(r: &ResultRow) -> String {
+    row_node(r)
+        .split
+        .map(|s| s.word().to_string())
+        .unwrap_or_default()
+}
+
+/// The node section of a row's config as the trainers' types read it (preset and split);
+/// empty for graph-level rows.
+fn row_node(r: &ResultRow) -> magcl_config::settings::RowNode {
     serde_json::from_str::<serde_json::Value>(&r.config)
         .ok()
-        .and_then(|c| c["node"]["split"].as_str().map(str::to_string))
+        .and_then(|mut c| c.get_mut("node").map(serde_json::Value::take))
+        .and_then(|n| serde_json::from_value(n).ok())
         .unwrap_or_default()
 }
 
@@ -1077,10 +1087,7 @@ fn method_key(r: &ResultRow) -> String {
     if !floor::keyed_by_preset(&r.method) {
         return r.method.clone();
     }
-    let preset = serde_json::from_str::<serde_json::Value>(&r.config)
-        .ok()
-        .and_then(|c| c["node"]["preset"].as_str().map(str::to_string));
-    match preset {
+    match row_node(r).preset {
         Some(p) => format!("{}:{p}", r.method),
         None => r.method.clone(),
     }

@@ -44,7 +44,7 @@ use super::{group_sort_key, inference, pair, Group, GroupKey, Metric};
 use crate::stats;
 
 /// The config section of the pre-training subset.
-pub const SECTION: &str = "pretrain";
+pub const SECTION: &str = magcl_config::settings::Pretrain::SECTION;
 /// Its key for the number of graphs.
 pub const GRAPHS_KEY: &str = "graphs";
 /// Its key that marks the run with as many gradient steps as the whole-set run.
@@ -60,15 +60,11 @@ pub struct Setting {
 /// The pre-training subset of a row's config (`pretrain.graphs`, `pretrain.match_steps`);
 /// `None` for the whole set (no section, or no `graphs` in it).
 pub fn setting(config: &Value) -> Option<Setting> {
-    let p = config.get(SECTION)?.as_object()?;
-    let graphs = usize::try_from(p.get(GRAPHS_KEY)?.as_u64()?).ok()?;
-    let match_steps = p
-        .get(MATCH_STEPS_KEY)
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let p: magcl_config::settings::Pretrain =
+        serde_json::from_value(config.get(SECTION)?.clone()).ok()?;
     Some(Setting {
-        graphs,
-        match_steps,
+        graphs: p.graphs?,
+        match_steps: p.match_steps,
     })
 }
 

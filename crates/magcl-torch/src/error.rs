@@ -60,6 +60,16 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// A word setting's error (magcl-config's `word_setting!`): the same field and message.
+impl From<magcl_config::settings::SettingError> for Error {
+    fn from(e: magcl_config::settings::SettingError) -> Self {
+        Error::Setting {
+            field: e.field,
+            msg: e.msg,
+        }
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Core(e.into())

@@ -88,68 +88,9 @@ fn section_error(key: &str, e: serde_json::Error) -> Error {
     }
 }
 
-/// Declares a setting that takes one of a few words (`gca.scheme = "degree"`) as an enum
-/// with `FromStr`, `Display` and serde. It is written as its word, so a config reads and
-/// hashes as it did when the setting was a string; a word that is none of them (matched
-/// exactly, as the string settings were) is an error naming the field and the words.
-macro_rules! word_setting {
-    (
-        $(#[$meta:meta])*
-        $vis:vis enum $name:ident in $field:literal {
-            $($(#[$vmeta:meta])* $variant:ident = $word:literal,)+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        $vis enum $name {
-            $($(#[$vmeta])* $variant,)+
-        }
-
-        impl $name {
-            /// Every value, in the order the setting's messages list them.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-            /// The word a config writes.
-            pub const fn word(self) -> &'static str {
-                match self {
-                    $($name::$variant => $word,)+
-                }
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = $crate::error::Error;
-            fn from_str(s: &str) -> $crate::error::Result<Self> {
-                match s {
-                    $($word => Ok($name::$variant),)+
-                    _ => Err($crate::params::bad(
-                        $field,
-                        format!("expected {}, got '{s}'", [$($word),+].join(", ")),
-                    )),
-                }
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.word())
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(self.word())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-                let word = <String as serde::Deserialize>::deserialize(d)?;
-                word.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-pub(crate) use word_setting;
+/// Word settings (`gca.scheme = "degree"`) are declared with magcl-config's macro, whose
+/// `FromStr` error ([`SettingError`]) becomes this crate's [`Error::Setting`].
+pub(crate) use magcl_config::word_setting;
 
 /// `Display` and serde for a setting kept as the text a config wrote (its `as_str`, over
 /// which the config hash is taken) beside what that text parses to: written as the text,

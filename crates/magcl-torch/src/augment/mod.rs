@@ -423,6 +423,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("augment.name") && e.contains("'shuffle'"), "{e}");
+        // The message lists every name the parser takes: each GraphCL choice and each
+        // kind's first word, and each of them parses.
+        for name in [
+            "random2",
+            "random3",
+            "random4",
+            "random2-1hop",
+            "none",
+            "node-drop",
+            "edge-drop",
+            "mask",
+            "subgraph",
+            "subgraph-1hop",
+        ] {
+            assert!(e.contains(name), "{name} missing from: {e}");
+            name.parse::<AugName>().unwrap();
+        }
         let e = serde_json::from_str::<AugParams>(
             r#"{"name":"random5","node_drop":0.1,"edge_drop":0.1,"mask":0.1,"subgraph":0.2}"#,
         )

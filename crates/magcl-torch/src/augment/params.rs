@@ -116,17 +116,37 @@ impl AugName {
     }
 }
 
+impl AugName {
+    /// The names of GraphCL's choices (`aug_mode`'s `random2/3/4` in its
+    /// `unsupervised_TU/aug.py`) and the kinds each draws from, in that order.
+    const CHOICES: &'static [(&'static str, &'static [AugKind])] = {
+        use AugKind::*;
+        &[
+            ("random2", &[NodeDrop, Subgraph]),
+            ("random3", &[NodeDrop, Subgraph, EdgeDrop]),
+            ("random4", &[NodeDrop, Subgraph, EdgeDrop, Mask]),
+            ("random2-1hop", &[NodeDrop, Subgraph1Hop]),
+        ]
+    };
+
+    /// Every name a config may write (each choice, each kind's first word), for messages.
+    fn expected() -> String {
+        let names: Vec<&str> = Self::CHOICES
+            .iter()
+            .map(|(name, _)| *name)
+            .chain(AugKind::WORDS.iter().map(|(_, words)| words[0]))
+            .collect();
+        format!("{}, or kinds joined by '+'", names.join(", "))
+    }
+}
+
 impl std::str::FromStr for AugName {
     type Err = Error;
     fn from_str(s: &str) -> Result<AugName> {
-        use AugKind::*;
-        let policy = match s {
-            "random2" => AugPolicy::Choice(vec![NodeDrop, Subgraph]),
-            "random3" => AugPolicy::Choice(vec![NodeDrop, Subgraph, EdgeDrop]),
-            "random4" => AugPolicy::Choice(vec![NodeDrop, Subgraph, EdgeDrop, Mask]),
-            "random2-1hop" => AugPolicy::Choice(vec![NodeDrop, Subgraph1Hop]),
-            name => AugPolicy::Compose(
-                name.split('+')
+        let policy = match Self::CHOICES.iter().find(|(name, _)| *name == s) {
+            Some((_, kinds)) => AugPolicy::Choice(kinds.to_vec()),
+            None => AugPolicy::Compose(
+                s.split('+')
                     .map(|word| {
                         let word = word.trim();
                         AugKind::from_word(word).ok_or_else(|| {
@@ -135,10 +155,7 @@ impl std::str::FromStr for AugName {
                                 Error::UnknownName {
                                     what: "augmentation",
                                     name: word.into(),
-                                    expected: "random2, random3, random4, node-drop, \
-                                               edge-drop, mask, subgraph, subgraph-1hop or \
-                                               none"
-                                        .into(),
+                                    expected: Self::expected(),
                                 },
                             )
                         })

@@ -175,30 +175,9 @@ impl LoopConfig {
     }
 }
 
-/// The pre-training subset of a graph-level run (a config's `pretrain` section, written —
-/// and so hashed — only when set; docs/methods.md, "Pre-training subsets"): the encoder
-/// trains on `graphs` graphs drawn at random from the dataset ([`pretrain_subset`]) and
-/// is evaluated on every graph, with the folds of a whole-set run.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Pretrain {
-    /// How many graphs the encoder trains on; unset: every graph of the dataset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub graphs: Option<usize>,
-    /// Train for as many gradient steps as the whole-set run makes (its epochs × its
-    /// batches per epoch) instead of for the preset's epochs over the subset; the last
-    /// epoch stops when the count is reached ([`TrainPlan`]).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub match_steps: bool,
-}
-
-impl Pretrain {
-    /// Whether nothing is set (the whole set, the preset's epochs): then the config
-    /// leaves the section out, and its hash is what it was before the section existed.
-    pub fn is_unset(&self) -> bool {
-        self.graphs.is_none() && !self.match_steps
-    }
-}
+/// The pre-training subset of a graph-level run (the `pretrain` section; [`TrainPlan`]
+/// draws the subset and counts the steps), declared where the reports read it too.
+pub use magcl_config::settings::Pretrain;
 
 impl ParamGuard for Pretrain {
     /// What can be checked without the dataset; the upper bound (the dataset's size) is

@@ -159,29 +159,8 @@ impl From<NodePreset> for Preset {
     }
 }
 
-crate::params::word_setting! {
-    /// The reading a node-level method's settings follow (`node.preset`).
-    pub enum NodeReading in "node.preset" {
-        /// The released code.
-        Code = "code",
-        /// The paper.
-        Paper = "paper",
-    }
-}
-
-crate::params::word_setting! {
-    /// The evaluation split of a node-level run (`node.split`).
-    pub enum NodeSplit in "node.split" {
-        /// The Planetoid public split.
-        Public = "public",
-        /// The public split as the released `pGRACE/eval.py` unpacks it (`train, test,
-        /// val`): the 500 validation nodes are the test set and the 1000 test nodes choose
-        /// the classifier's step.
-        PublicSwapped = "public-swapped",
-        /// 10/10/80 from the seed.
-        Random = "random",
-    }
-}
+/// `node.preset` and `node.split` are declared where the reports read them too.
+pub use magcl_config::settings::{NodeReading, NodeSplit};
 
 impl Section for NodeParams {
     const KEY: &'static str = "node";

@@ -1,0 +1,224 @@
+//! Settings a run's configuration holds that both sides read: the trainers build runs from
+//! them, the reports read result rows through them (a row's `node.preset`, `node.split`,
+//! `pretrain`), so a word a report meets is the word a trainer wrote, checked alike.
+//!
+//! [`word_setting!`](crate::word_setting) declares a setting that takes one of a few
+//! words; the trainers declare theirs with it too (`gca.scheme`, `ma.reading`, …).
+use serde::{Deserialize, Serialize};
+
+/// A setting with a value it cannot take: `field` as a configuration spells it
+/// (`node.split`), `msg` what was wrong and what it takes. Shown as `field: msg`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingError {
+    pub field: String,
+    pub msg: String,
+}
+
+impl SettingError {
+    pub fn new(field: &str, msg: impl std::fmt::Display) -> SettingError {
+        SettingError {
+            field: field.into(),
+            msg: msg.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for SettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.msg)
+    }
+}
+
+impl std::error::Error for SettingError {}
+
+#[doc(hidden)]
+pub use serde as __serde;
+
+/// Declares a setting that takes one of a few words (`gca.scheme = "degree"`) as an enum
+/// with `FromStr`, `Display` and serde. It is written as its word, so a config reads and
+/// hashes as it did when the setting was a string; a word that is none of them (matched
+/// exactly, as the string settings were) is a [`SettingError`](crate::settings::SettingError)
+/// naming the field and the words.
+#[macro_export]
+macro_rules! word_setting {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident in $field:literal {
+            $($(#[$vmeta:meta])* $variant:ident = $word:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the order the setting's messages list them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The word a config writes.
+            pub const fn word(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word,)+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::settings::SettingError;
+            fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+                match s {
+                    $($word => Ok($name::$variant),)+
+                    _ => Err($crate::settings::SettingError::new(
+                        $field,
+                        format!("expected {}, got '{s}'", [$($word),+].join(", ")),
+                    )),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.word())
+            }
+        }
+
+        impl $crate::settings::__serde::Serialize for $name {
+            fn serialize<S: $crate::settings::__serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.word())
+            }
+        }
+
+        impl<'de> $crate::settings::__serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::settings::__serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
+                let word = <String as $crate::settings::__serde::Deserialize>::deserialize(d)?;
+                word.parse()
+                    .map_err(<D::Error as $crate::settings::__serde::de::Error>::custom)
+            }
+        }
+    };
+}
+
+word_setting! {
+    /// The reading a node-level method's settings follow (`node.preset`).
+    pub enum NodeReading in "node.preset" {
+        /// The released code.
+        Code = "code",
+        /// The paper.
+        Paper = "paper",
+    }
+}
+
+word_setting! {
+    /// The evaluation split of a node-level run (`node.split`).
+    pub enum NodeSplit in "node.split" {
+        /// The Planetoid public split.
+        Public = "public",
+        /// The public split as the released `pGRACE/eval.py` unpacks it (`train, test,
+        /// val`): the 500 validation nodes are the test set and the 1000 test nodes choose
+        /// the classifier's step.
+        PublicSwapped = "public-swapped",
+        /// 10/10/80 from the seed.
+        Random = "random",
+    }
+}
+
+/// The pre-training subset of a graph-level run (a config's `pretrain` section, written —
+/// and so hashed — only when set; docs/methods.md, "Pre-training subsets"): the encoder
+/// trains on `graphs` graphs drawn at random from the dataset and is evaluated on every
+/// graph, with the folds of a whole-set run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pretrain {
+    /// How many graphs the encoder trains on; unset: every graph of the dataset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graphs: Option<usize>,
+    /// Train for as many gradient steps as the whole-set run makes (its epochs × its
+    /// batches per epoch) instead of for the preset's epochs over the subset; the last
+    /// epoch stops when the count is reached.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub match_steps: bool,
+}
+
+impl Pretrain {
+    /// The config section it is written under.
+    pub const SECTION: &'static str = "pretrain";
+
+    /// Whether nothing is set (the whole set, the preset's epochs): then the config
+    /// leaves the section out, and its hash is what it was before the section existed.
+    pub fn is_unset(&self) -> bool {
+        self.graphs.is_none() && !self.match_steps
+    }
+}
+
+/// What a result row's configuration says of its node-level evaluation (its `node`
+/// section, read leniently: the section's other fields are the trainers' business, and
+/// a graph-level row has none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct RowNode {
+    #[serde(default)]
+    pub preset: Option<NodeReading>,
+    #[serde(default)]
+    pub split: Option<NodeSplit>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Words round-trip through FromStr, Display and serde; a wrong word names the
+    /// field and every word it takes.
+    #[test]
+    fn words_round_trip_and_wrong_words_name_the_field() {
+        for s in NodeSplit::ALL {
+            assert_eq!(s.word().parse::<NodeSplit>(), Ok(*s));
+            assert_eq!(s.to_string(), s.word());
+            let json = serde_json::to_string(s).unwrap();
+            assert_eq!(serde_json::from_str::<NodeSplit>(&json).unwrap(), *s);
+        }
+        let e = "Public".parse::<NodeSplit>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "node.split: expected public, public-swapped, random, got 'Public'"
+        );
+        let e = serde_json::from_str::<NodeReading>("\"papers\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("node.preset: expected code, paper, got 'papers'"),
+            "{e}"
+        );
+    }
+
+    /// A row's node section: the two fields typed, the others ignored; none is the
+    /// default.
+    #[test]
+    fn row_node_reads_preset_and_split_only() {
+        let n: RowNode =
+            serde_json::from_str(r#"{"preset":"paper","split":"random","eval_k":1}"#).unwrap();
+        assert_eq!(n.preset, Some(NodeReading::Paper));
+        assert_eq!(n.split, Some(NodeSplit::Random));
+        assert_eq!(
+            serde_json::from_str::<RowNode>("{}").unwrap(),
+            RowNode::default()
+        );
+        assert!(serde_json::from_str::<RowNode>(r#"{"split":"randomly"}"#).is_err());
+    }
+
+    /// Unset writes nothing; set fields only are written; unknown fields are refused.
+    #[test]
+    fn pretrain_writes_only_what_is_set() {
+        assert!(Pretrain::default().is_unset());
+        assert_eq!(serde_json::to_string(&Pretrain::default()).unwrap(), "{}");
+        let p = Pretrain {
+            graphs: Some(64),
+            match_steps: false,
+        };
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"graphs":64}"#);
+        assert!(serde_json::from_str::<Pretrain>(r#"{"graph":64}"#).is_err());
+    }
+}
