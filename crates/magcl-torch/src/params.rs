@@ -89,7 +89,7 @@ fn section_error(key: &str, e: serde_json::Error) -> Error {
 }
 
 /// Word settings (`gca.scheme = "degree"`) are declared with magcl-config's macro, whose
-/// `FromStr` error ([`SettingError`]) becomes this crate's [`Error::Setting`].
+/// `FromStr` error ([`SettingError`](magcl_config::settings::SettingError)) becomes this crate's [`Error::Setting`].
 pub(crate) use magcl_config::word_setting;
 
 /// `Display` and serde for a setting kept as the text a config wrote (its `as_str`, over
