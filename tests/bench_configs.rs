@@ -32,7 +32,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("graph_methods.toml", 1200),
         ("pretrain_size.toml", 560),
         ("node_large.toml", 300),
-        ("graph_large.toml", 190),
+        ("graph_large.toml", 200),
         ("positive_control_photo.toml", 20),
     ];
     for (file, n) in expected {
