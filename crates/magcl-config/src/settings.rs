@@ -1,6 +1,8 @@
 //! Settings a run's configuration holds that both sides read: the trainers build runs from
 //! them, the reports read result rows through them (a row's `node.preset`, `node.split`,
-//! `pretrain`), so a word a report meets is the word a trainer wrote, checked alike.
+//! `pretrain`), so a word a report meets is the word a trainer wrote, checked alike. The
+//! loss section (`InfoNceParams`) lives here too, so its written-only-when-set field is
+//! tested against the schema's table without the trainers.
 //!
 //! [`word_setting!`](crate::word_setting) declares a setting that takes one of a few
 //! words; the trainers declare theirs with it too (`gca.scheme`, `ma.reading`, …).
@@ -156,6 +158,67 @@ impl Pretrain {
     }
 }
 
+/// The contrastive loss family (docs/methods.md, "The engine"): a config's `loss` section.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct InfoNceParams {
+    pub temperature: f64,
+    /// Whether the positive pair appears in the denominator.
+    pub positive_in_denominator: bool,
+    /// Average of both directions (view 1 → view 2 and back) instead of one way.
+    pub symmetric: bool,
+    /// Add intra-view negatives to the denominator.
+    pub intra_view_negatives: bool,
+    /// Keep the inter-view negatives (the other view's non-matching rows) in the
+    /// denominator: true everywhere by default. False with `intra_view_negatives` true
+    /// leaves the intra-view negatives alone (the paper's "only intra-view modeling" read
+    /// literally; docs/citeseer.md). Written into the config only when false, so configs
+    /// and hashes from before the switch existed stay as they were
+    /// ([`schema::WRITTEN_ONLY_WHEN_SET`](crate::schema::WRITTEN_ONLY_WHEN_SET)).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub inter_view_negatives: bool,
+    /// Apply the projection head before the loss.
+    pub projector: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl InfoNceParams {
+    /// The config section it is written under.
+    pub const SECTION: &'static str = "loss";
+
+    /// The graph-level loss of GraphCL's code, which SimGRACE and AD-GCL share: NT-Xent at
+    /// T = 0.2, the positive left out of the denominator, inter-view negatives only, with
+    /// the projection head; one way (anchor → candidates) unless `symmetric`.
+    pub fn graph_level(symmetric: bool) -> InfoNceParams {
+        InfoNceParams {
+            temperature: 0.2,
+            positive_in_denominator: false,
+            symmetric,
+            intra_view_negatives: false,
+            inter_view_negatives: true,
+            projector: true,
+        }
+    }
+
+    /// Why the loss would have no negatives at all (neither inter- nor intra-view ones:
+    /// the loss is then zero or undefined, whatever the embeddings), or `None`.
+    pub fn missing_negatives(&self) -> Option<String> {
+        (!self.inter_view_negatives && !self.intra_view_negatives).then(|| {
+            "with neither inter- nor intra-view negatives the loss has no negatives (it is \
+             constant): set loss.intra_view_negatives = true (the intra-view reading) or \
+             loss.inter_view_negatives = true"
+                .to_string()
+        })
+    }
+}
+
 /// What a result row's configuration says of its node-level evaluation (its `node`
 /// section, read leniently: the section's other fields are the trainers' business, and
 /// a graph-level row has none).
@@ -207,6 +270,39 @@ mod tests {
             RowNode::default()
         );
         assert!(serde_json::from_str::<RowNode>(r#"{"split":"randomly"}"#).is_err());
+    }
+
+    /// The schema's table of fields written only when they leave their default agrees
+    /// with the loss section's type: a row without `inter_view_negatives` reads as true,
+    /// and true is left out when written.
+    #[test]
+    fn loss_section_agrees_with_the_schema_table() {
+        let (_, _, default) = crate::schema::WRITTEN_ONLY_WHEN_SET
+            .iter()
+            .find(|(section, field, _)| {
+                *section == InfoNceParams::SECTION && *field == "inter_view_negatives"
+            })
+            .expect("listed");
+        assert_eq!(*default, crate::schema::DefaultValue::Bool(true));
+        let old = r#"{"temperature":0.2,"positive_in_denominator":false,"symmetric":false,"intra_view_negatives":false,"projector":true}"#;
+        let p: InfoNceParams = serde_json::from_str(old).unwrap();
+        assert_eq!(p, InfoNceParams::graph_level(false));
+        assert_eq!(serde_json::to_string(&p).unwrap(), old);
+        let off = InfoNceParams {
+            inter_view_negatives: false,
+            intra_view_negatives: true,
+            ..p.clone()
+        };
+        assert!(serde_json::to_string(&off)
+            .unwrap()
+            .contains(r#""inter_view_negatives":false"#));
+        assert!(p.missing_negatives().is_none());
+        assert!(InfoNceParams {
+            intra_view_negatives: false,
+            ..off
+        }
+        .missing_negatives()
+        .is_some());
     }
 
     /// Unset writes nothing; set fields only are written; unknown fields are refused.

@@ -307,12 +307,6 @@ impl<'de> Deserialize<'de> for MethodTable {
 
 // Serde helpers for settings written into a config only when they leave their default
 // (so that configs and hashes from before the setting existed stay as they were).
-pub(crate) fn yes() -> bool {
-    true
-}
-pub(crate) fn is_true(b: &bool) -> bool {
-    *b
-}
 pub(crate) fn is_false(b: &bool) -> bool {
     !*b
 }
