@@ -973,9 +973,7 @@ pub fn verdict_markdown(v: &Verdicts, metric: Metric) -> String {
     if !mixed.is_empty() {
         let _ = writeln!(
             s,
-            "### Lines whose two arms ran on different kinds of device
-
-\
+            "### Lines whose two arms ran on different kinds of device\n\n\
              Their rows are not bit-comparable (the CPU and a GPU round differently), so part of Δ may be the devices'.\n\n\
              | claim | dataset | measured | devices of the +MA arm | devices of the baseline |\n|---|---|---|---|---|"
         );

@@ -114,9 +114,7 @@ impl AugName {
     pub fn as_str(&self) -> &str {
         &self.written
     }
-}
 
-impl AugName {
     /// The names of GraphCL's choices (`aug_mode`'s `random2/3/4` in its
     /// `unsupervised_TU/aug.py`) and the kinds each draws from, in that order.
     const CHOICES: &'static [(&'static str, &'static [AugKind])] = {
