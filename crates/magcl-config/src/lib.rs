@@ -9,11 +9,14 @@
 //! - [`schema`]: how a result row's configuration is made comparable across magcl versions
 //!   (fields added since rows were first written, and their defaults).
 //! - [`settings`]: the settings both sides read through one type (`node.preset`,
-//!   `node.split`, `pretrain`), and [`word_setting!`] that declares a word setting.
+//!   `node.split`, `pretrain`, the loss section), and [`word_setting!`] that declares a
+//!   word setting.
+//! - [`ma`]: model augmentation's settings (`MaParams`, the named readings of the paper).
 //!
 //! This crate has no tensor dependency: `magcl report` reads declarations without libtorch.
 //! Adding a method is its declaration file here, its tensor file in the root crate's
 //! `methods/`, and one line in each registry (docs/development.md, "Adding a method").
+pub mod ma;
 pub mod method;
 pub mod methods;
 pub mod registry;

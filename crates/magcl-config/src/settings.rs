@@ -33,6 +33,28 @@ impl std::fmt::Display for SettingError {
 
 impl std::error::Error for SettingError {}
 
+/// A name that is none of those known (an MA mode, reading or constraint set): `what` it
+/// names, the `name` given and the names `expected`. Shown as `unknown WHAT 'NAME':
+/// expected …`; the trainers' error type keeps the three fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub name: String,
+    pub expected: String,
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown {} '{}': expected {}",
+            self.what, self.name, self.expected
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
 #[doc(hidden)]
 pub use serde as __serde;
 

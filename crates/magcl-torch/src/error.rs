@@ -70,6 +70,16 @@ impl From<magcl_config::settings::SettingError> for Error {
     }
 }
 
+impl From<magcl_config::settings::UnknownName> for Error {
+    fn from(e: magcl_config::settings::UnknownName) -> Self {
+        Error::UnknownName {
+            what: e.what,
+            name: e.name,
+            expected: e.expected,
+        }
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Core(e.into())

@@ -1,46 +1,11 @@
 //! The GIN encoder's parameters: width, depth, ε, and how a layer reads an MA
 //! propagation count (the GIN mode and the filter's π).
-use serde::{Deserialize, Serialize};
-
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::params::{bad, check_size, ParamGuard, MAX_DEPTH, MAX_WIDTH};
 
-/// How GIN layers are read as schedules under MA (the paper leaves this open).
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum GinMode {
-    /// K = 0: MLP only; K = 1: standard GIN; K > 1: GIN aggregation after K−1 filter steps.
-    #[default]
-    #[serde(rename = "gin+filter")]
-    GinFilter,
-    /// K sum aggregations, then the MLP.
-    #[serde(rename = "gin-sum")]
-    GinSum,
-    /// F^K (normalised filter), then the MLP.
-    #[serde(rename = "filter")]
-    Filter,
-}
-
-impl GinMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GinMode::GinFilter => "gin+filter",
-            GinMode::GinSum => "gin-sum",
-            GinMode::Filter => "filter",
-        }
-    }
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "gin+filter" | "gin-filter" => Ok(GinMode::GinFilter),
-            "gin-sum" => Ok(GinMode::GinSum),
-            "filter" => Ok(GinMode::Filter),
-            _ => Err(Error::UnknownName {
-                what: "MA mode",
-                name: s.into(),
-                expected: "gin+filter, gin-sum or filter".into(),
-            }),
-        }
-    }
-}
+/// How GIN layers are read as schedules under MA (declared with MA's settings in
+/// magcl-config).
+pub use magcl_config::ma::GinMode;
 
 /// A GIN encoder (graph level).
 #[derive(Clone, Debug, PartialEq)]
