@@ -58,6 +58,41 @@ impl std::error::Error for UnknownName {}
 #[doc(hidden)]
 pub use serde as __serde;
 
+/// `Display` and serde for a setting written as text: `text_setting!(T, as_str)` writes
+/// `T` as what `as_str` returns and reads it through `T`'s `FromStr`, so a bad value is
+/// refused when the config is read, with that error's text. [`word_setting!`](crate::word_setting) uses it for
+/// its enums; the trainers for settings that keep the text a config wrote beside what it
+/// parses to (the config hash is taken over the text: `features`, `augment.name`).
+#[macro_export]
+macro_rules! text_setting {
+    ($name:ty, $text:ident) => {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.$text())
+            }
+        }
+
+        impl $crate::settings::__serde::Serialize for $name {
+            fn serialize<S: $crate::settings::__serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(self.$text())
+            }
+        }
+
+        impl<'de> $crate::settings::__serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::settings::__serde::Deserializer<'de>>(
+                d: D,
+            ) -> std::result::Result<Self, D::Error> {
+                let text = <String as $crate::settings::__serde::Deserialize>::deserialize(d)?;
+                text.parse()
+                    .map_err(<D::Error as $crate::settings::__serde::de::Error>::custom)
+            }
+        }
+    };
+}
+
 /// Declares a setting that takes one of a few words (`gca.scheme = "degree"`) as an enum
 /// with `FromStr`, `Display` and serde. It is written as its word, so a config reads and
 /// hashes as it did when the setting was a string; a word that is none of them (matched
@@ -101,30 +136,7 @@ macro_rules! word_setting {
             }
         }
 
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.word())
-            }
-        }
-
-        impl $crate::settings::__serde::Serialize for $name {
-            fn serialize<S: $crate::settings::__serde::Serializer>(
-                &self,
-                s: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(self.word())
-            }
-        }
-
-        impl<'de> $crate::settings::__serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::settings::__serde::Deserializer<'de>>(
-                d: D,
-            ) -> std::result::Result<Self, D::Error> {
-                let word = <String as $crate::settings::__serde::Deserialize>::deserialize(d)?;
-                word.parse()
-                    .map_err(<D::Error as $crate::settings::__serde::de::Error>::custom)
-            }
-        }
+        $crate::text_setting!($name, word);
     };
 }
 

@@ -93,37 +93,9 @@ fn section_error(key: &str, e: serde_json::Error) -> Error {
 pub(crate) use magcl_config::word_setting;
 
 /// `Display` and serde for a setting kept as the text a config wrote (its `as_str`, over
-/// which the config hash is taken) beside what that text parses to: written as the text,
-/// read through its `FromStr`, so a bad value is refused when the config is read
-/// ([`FeatureSetting`], `augment::AugName`).
-macro_rules! written_setting {
-    ($name:ty) => {
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(
-                d: D,
-            ) -> std::result::Result<Self, D::Error> {
-                let text = <String as serde::Deserialize>::deserialize(d)?;
-                text.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-pub(crate) use written_setting;
+/// which the config hash is taken) beside what that text parses to
+/// ([`FeatureSetting`], `augment::AugName`): magcl-config's `text_setting!`.
+pub(crate) use magcl_config::text_setting;
 
 /// Checks `0 ≤ v ≤ 1` for a ratio.
 pub fn check_ratio(field: &str, v: f64) -> Result<()> {
@@ -375,7 +347,7 @@ impl std::str::FromStr for FeatureSetting {
     }
 }
 
-written_setting!(FeatureSetting);
+text_setting!(FeatureSetting, as_str);
 
 #[cfg(test)]
 mod tests {

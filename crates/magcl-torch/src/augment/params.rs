@@ -168,4 +168,4 @@ impl std::str::FromStr for AugName {
     }
 }
 
-crate::params::written_setting!(AugName);
+crate::params::text_setting!(AugName, as_str);
