@@ -33,6 +33,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("pretrain_size.toml", 560),
         ("node_large.toml", 300),
         ("graph_large.toml", 200),
+        ("graph_large_methods.toml", 180),
         ("positive_control_photo.toml", 20),
     ];
     for (file, n) in expected {
