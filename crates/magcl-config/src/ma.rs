@@ -329,6 +329,9 @@ impl Default for MaParams {
 }
 
 impl MaParams {
+    /// The config section these settings are (`ma`).
+    pub const SECTION: &'static str = "ma";
+
     /// A readable label of the setting: `none` for the baseline, else the active tricks,
     /// then (graph level) the reading — for `current` the GIN mode instead, as before the
     /// readings existed — and every switch that differs from the reading, e.g. `ARS`,
@@ -415,11 +418,6 @@ impl MaParams {
         };
         [f(self.view1), f(self.view2)]
     }
-}
-
-impl MaParams {
-    /// The config section these settings are (`ma`).
-    pub const SECTION: &'static str = "ma";
 }
 
 #[cfg(test)]

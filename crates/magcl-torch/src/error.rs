@@ -15,13 +15,9 @@ pub enum Error {
     #[error("{field}: {msg}")]
     Setting { field: String, msg: String },
     /// A name that is none of those known (a method, an augmentation, an MA mode, reading
-    /// or constraint set); `expected` lists them.
-    #[error("unknown {what} '{name}': expected {expected}")]
-    UnknownName {
-        what: &'static str,
-        name: String,
-        expected: String,
-    },
+    /// or constraint set); its `expected` lists them.
+    #[error(transparent)]
+    UnknownName(#[from] magcl_config::settings::UnknownName),
     /// A setting (`key`, its path as a config spells it) that the method does not use.
     #[error("unknown setting '{key}' (not used by method {method})")]
     UnknownSetting { key: String, method: String },
@@ -70,16 +66,6 @@ impl From<magcl_config::settings::SettingError> for Error {
     }
 }
 
-impl From<magcl_config::settings::UnknownName> for Error {
-    fn from(e: magcl_config::settings::UnknownName) -> Self {
-        Error::UnknownName {
-            what: e.what,
-            name: e.name,
-            expected: e.expected,
-        }
-    }
-}
-
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Core(e.into())
@@ -101,7 +87,7 @@ impl From<Error> for magcl_core::Error {
         match e {
             Error::Core(e) => e,
             e @ (Error::Setting { .. }
-            | Error::UnknownName { .. }
+            | Error::UnknownName(_)
             | Error::UnknownSetting { .. }
             | Error::Config(_)) => E::Config(e.to_string()),
             e @ (Error::Diverged { .. }
@@ -150,8 +136,8 @@ mod tests {
             other => panic!("expected a setting error, got {other:?}"),
         }
         match crate::methods::registry::find("graphlc") {
-            Err(Error::UnknownName { what, name, .. }) => {
-                assert_eq!((what, name.as_str()), ("method", "graphlc"))
+            Err(Error::UnknownName(u)) => {
+                assert_eq!((u.what, u.name.as_str()), ("method", "graphlc"))
             }
             Err(e) => panic!("expected an unknown name, got {e:?}"),
             Ok(_) => panic!("graphlc is no method"),

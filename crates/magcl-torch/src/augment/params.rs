@@ -150,7 +150,7 @@ impl std::str::FromStr for AugName {
                         AugKind::from_word(word).ok_or_else(|| {
                             bad(
                                 "augment.name",
-                                Error::UnknownName {
+                                magcl_config::settings::UnknownName {
                                     what: "augmentation",
                                     name: word.into(),
                                     expected: Self::expected(),

@@ -66,11 +66,11 @@ pub fn find(name: &str) -> Result<&'static MethodEntry> {
         .find(|e| e.name == wanted || e.aliases.iter().any(|a| *a == wanted))
         .ok_or_else(|| {
             let names: Vec<&str> = all().iter().map(|e| e.name).collect();
-            Error::UnknownName {
+            Error::from(magcl_config::settings::UnknownName {
                 what: "method",
                 name: name.into(),
                 expected: format!("one of {} (base is the node-level model)", names.join(", ")),
-            }
+            })
         })
 }
 
