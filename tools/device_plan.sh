@@ -14,11 +14,15 @@
 # its workers; a cell killed mid-training continues from its checkpoint at the next call
 # (`--resume`), a cell with no training (a raw-features probe) starts again. Then:
 #   $OUT/rows.tgz           every file under results/ written by this call, checkpoints aside
-#   $OUT/ckpt.N.tgz         the checkpoints written by this call, in archives of at most
-#                           14 MiB each (a returned file may have 16)
+#   $OUT/ckpt.tgz.NN        the checkpoints written by this call: one archive cut in
+#                           pieces of 15 MiB (a returned file may have 16; a Coauthor-CS
+#                           checkpoint alone is about 21 MB)
 #   $OUT/LANE.log           each lane's bench output; $OUT/plan.log what ran when
 # Extract rows.tgz at the repository root here, commit, and carry the checkpoints to the
-# next call as .devcarry/prev_ckpt.*.tgz (extracted first, with .devcarry/prev.tgz).
+# next call as .devcarry/prev_ckpt.tgz.NN (joined and extracted first, with
+# .devcarry/prev.tgz; a call carries at most 64 MiB in all, so leave out what does not
+# fit: those cells start again). Two lanes must not write the same CSV: a bench locks its
+# output, and the second stops at once.
 # Carried in .devcarry/: bin/ (magcl, magcl-torch; stripped, built here) and mirror/.
 # (A bench started with `timeout $(seconds left)` runs without limit once that number
 # reaches 0, so this script ends benches by the clock instead.)
@@ -29,7 +33,8 @@ M=$D/bin/magcl
 START=$(date +%s)
 END=$((START + ${BUDGET:-540}))
 OUT=${OUT:?the device machine sets OUT}
-for f in "$D"/prev.tgz "$D"/prev_ckpt*.tgz; do [ -f "$f" ] && tar xzf "$f"; done
+[ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
+if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | tar xzf -; fi
 . tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 MARK=$(mktemp)
@@ -56,17 +61,9 @@ sleep 1
 log "stopped; packing"
 find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
   | tar czf "$OUT/rows.tgz" --null -T -
-n=0 size=0 list=$(mktemp)
-pack() {
-  if [ -s "$list" ]; then tar czf "$OUT/ckpt.$n.tgz" -T "$list"; n=$((n + 1)); fi
-  : > "$list"
-  size=0
-}
-while IFS= read -r f; do
-  s=$(stat -c %s "$f")
-  [ $((size + s)) -gt $((14 << 20)) ] && pack
-  echo "$f" >> "$list"
-  size=$((size + s))
-done < <(find results -type f -path '*.checkpoints/*' -newer "$MARK")
-pack
-log "packed: $(tar tzf "$OUT/rows.tgz" | wc -l) result files, $n checkpoint archive(s)"
+find results -type f -path '*.checkpoints/*' -newer "$MARK" -print0 > "$MARK.ckpt"
+if [ -s "$MARK.ckpt" ]; then
+  tar czf - --null -T "$MARK.ckpt" | split -b 15M -d - "$OUT/ckpt.tgz."
+fi
+n=$(find "$OUT" -maxdepth 1 -name 'ckpt.tgz.*' | wc -l)
+log "packed: $(tar tzf "$OUT/rows.tgz" | wc -l) result files, checkpoints in $n piece(s)"
