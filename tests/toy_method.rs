@@ -14,8 +14,8 @@ use magcl_torch::experiment::{run, RunConfig, RunOptions, RunSpec};
 use magcl_torch::graph::Batch;
 use magcl_torch::loss::InfoNce;
 use magcl_torch::methods::registry::{self, MethodEntry};
-use magcl_torch::methods::{MethodParams, Preset};
-use magcl_torch::params::{bad, section, Checked, ParamGuard, Section, Task};
+use magcl_torch::methods::{CheckedParts, MethodParams, Preset};
+use magcl_torch::params::{section, Checked, ParamGuard, Section, SettingError, Task};
 use magcl_torch::train::encoder::Tower;
 use magcl_torch::train::graph::{GraphData, GraphMethod, GraphRunner};
 use magcl_torch::train::optim::Adam;
@@ -36,9 +36,9 @@ impl Section for TwoViewsParams {
 }
 
 impl ParamGuard for TwoViewsParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> std::result::Result<(), SettingError> {
         if !(self.strength > 0.0 && self.strength <= 5.0) {
-            return Err(bad(
+            return Err(SettingError::new(
                 "two_views.strength",
                 format!("must lie in (0, 5], got {}", self.strength),
             ));

@@ -11,6 +11,8 @@
 //! - [`settings`]: the settings both sides read through one type (`node.preset`,
 //!   `node.split`, `pretrain`, the loss section), and [`word_setting!`] that declares a
 //!   word setting.
+//! - [`params`]: the checked-parameters pattern (`ParamGuard` → `Checked`), the size
+//!   limits, and the method sections of a configuration (`Section`, `MethodTable`).
 //! - [`ma`]: model augmentation's settings (`MaParams`, the named readings of the paper).
 //!
 //! This crate has no tensor dependency: `magcl report` reads declarations without libtorch.
@@ -19,6 +21,7 @@
 pub mod ma;
 pub mod method;
 pub mod methods;
+pub mod params;
 pub mod registry;
 pub mod schema;
 pub mod settings;

@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::method::Level;
-use crate::settings::UnknownName;
+use crate::params::{bad, check_size, ParamGuard, MAX_DEPTH};
+use crate::settings::{SettingError, UnknownName};
 
 /// How GIN layers are read as schedules under MA (the paper leaves this open; `ma.gin_mode`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -417,6 +418,38 @@ impl MaParams {
             RangeBound::Exclusive => [r[0], r[1].saturating_sub(1)],
         };
         [f(self.view1), f(self.view2)]
+    }
+}
+
+impl ParamGuard for MaParams {
+    fn check_ref(&self) -> Result<(), SettingError> {
+        check_size("ma.view1", self.view1[1], MAX_DEPTH)?;
+        check_size("ma.view2", self.view2[1], MAX_DEPTH)?;
+        for (name, r) in [("ma.view1", self.view1), ("ma.view2", self.view2)] {
+            if r[0] > r[1] {
+                return Err(bad(
+                    name,
+                    format!("range lower bound {} exceeds upper bound {}", r[0], r[1]),
+                ));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.pi) {
+            return Err(bad("ma.pi", format!("must lie in [0, 1], got {}", self.pi)));
+        }
+        if self.ranges == RangeBound::Exclusive {
+            for (name, r) in [("ma.view1", self.view1), ("ma.view2", self.view2)] {
+                if r[0] >= r[1] {
+                    return Err(bad(
+                        name,
+                        format!(
+                            "with ma.ranges = exclusive the range [{}, {}) is empty; raise the upper bound",
+                            r[0], r[1]
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -8,6 +8,8 @@
 //! words; the trainers declare theirs with it too (`gca.scheme`, `ma.reading`, …).
 use serde::{Deserialize, Serialize};
 
+use crate::params::{bad, ParamGuard};
+
 /// A setting with a value it cannot take: `field` as a configuration spells it
 /// (`node.split`), `msg` what was wrong and what it takes. Shown as `field: msg`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -262,6 +264,48 @@ pub struct RowNode {
     pub preset: Option<NodeReading>,
     #[serde(default)]
     pub split: Option<NodeSplit>,
+}
+
+impl ParamGuard for InfoNceParams {
+    fn check_ref(&self) -> Result<(), SettingError> {
+        if let Some(msg) = self.missing_negatives() {
+            return Err(bad("loss.inter_view_negatives", msg));
+        }
+        if self.temperature.is_nan() || self.temperature <= 0.0 {
+            return Err(bad(
+                "loss.temperature",
+                format!("must be positive, got {}", self.temperature),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The smallest pre-training subset: one batch of two graphs (a batch of one graph has
+/// no negative and is dropped, the trainers' `epoch_batches`).
+pub const MIN_PRETRAIN_GRAPHS: usize = 2;
+
+impl ParamGuard for Pretrain {
+    /// What can be checked without the dataset; the upper bound (the dataset's size) is
+    /// checked by the trainers' `TrainPlan::new`.
+    fn check_ref(&self) -> Result<(), SettingError> {
+        match self.graphs {
+            Some(n) if n < MIN_PRETRAIN_GRAPHS => Err(bad(
+                "pretrain.graphs",
+                format!(
+                    "must be at least {MIN_PRETRAIN_GRAPHS} (a contrastive batch needs \
+                     another graph as its negative), got {n}; leave it unset to train on \
+                     every graph"
+                ),
+            )),
+            None if self.match_steps => Err(bad(
+                "pretrain.match_steps",
+                "applies to a subset: set pretrain.graphs too (a whole-set run already makes \
+                 the whole-set run's steps)",
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

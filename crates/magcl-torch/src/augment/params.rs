@@ -1,4 +1,5 @@
 //! Graph-level augmentation settings.
+use magcl_config::settings::SettingError;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -35,7 +36,7 @@ impl Section for AugParams {
 }
 
 impl ParamGuard for AugParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         for (name, v) in [
             ("augment.node_drop", self.node_drop),
             ("augment.edge_drop", self.edge_drop),

@@ -303,7 +303,7 @@ impl RunConfig {
 
     /// The method's parameters composed from this config's stages, checked.
     pub fn method_params(&self) -> Result<Checked<MethodParams>> {
-        self.settings().method_params(self.seed).check()
+        Ok(self.settings().method_params(self.seed).check()?)
     }
 
     /// Checks every stage's parameters ([`ParamGuard`]) and the rules that join them;

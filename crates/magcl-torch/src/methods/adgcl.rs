@@ -13,9 +13,11 @@
 //! AD-GCL+MA (result rows name it `adgcl-fixed`); with MA it is AD-GCL+MA (the MA-GCL
 //! appendix), the original graph following schedule K and the augmented view K′ (the loss
 //! is symmetric, so `ma.k_branch` keeps K on the original graph).
+use magcl_config::settings::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{augment_views, AttrMask, Augmentor, Compose, EdgeDrop};
@@ -85,7 +87,7 @@ impl Section for AdgclParams {
 }
 
 impl ParamGuard for AdgclParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         check_size("adgcl.edge_mlp_dim", self.edge_mlp_dim, MAX_WIDTH)?;
         check_ratio("adgcl.ma_mask", self.ma_mask)?;
         check_ratio("adgcl.ma_edge_drop", self.ma_edge_drop)

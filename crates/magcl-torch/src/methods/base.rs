@@ -11,6 +11,7 @@
 use tch::nn;
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, Embed, Embeddings, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;

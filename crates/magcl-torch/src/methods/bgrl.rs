@@ -19,9 +19,11 @@
 //! that view, so a prediction of view 1 is pulled towards the target's embedding of view 2
 //! made with the other propagation count: the asymmetry MA adds to a two-view method. The
 //! evaluation encoder is one plain hop per layer. docs/ma.md.
+use magcl_config::settings::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, Embed, Embeddings, Method, MethodParams, Selection};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::data::NodeDataset;
@@ -33,7 +35,7 @@ use crate::nn::gcn::{
     Activation, ActivationKind, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM,
 };
 use crate::nn::mlp::{linear, Init};
-use crate::params::{bad, check_ratio, section, MethodTable, ParamGuard, Section, MAX_EPOCHS};
+use crate::params::{check_ratio, section, MethodTable, ParamGuard, Section, MAX_EPOCHS};
 use crate::train::encoder::calibrate_norms;
 use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant,
@@ -59,10 +61,10 @@ impl Section for BgrlParams {
 }
 
 impl ParamGuard for BgrlParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         check_ratio("bgrl.momentum", self.momentum)?;
         if self.warmup_epochs > MAX_EPOCHS {
-            return Err(bad(
+            return Err(SettingError::new(
                 "bgrl.warmup_epochs",
                 format!("expected at most {MAX_EPOCHS}, got {}", self.warmup_epochs),
             ));

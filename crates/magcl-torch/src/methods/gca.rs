@@ -25,6 +25,7 @@
 //! describes; `"threshold"` reproduces the code. Where all weights are equal (a regular
 //! graph) every probability is `p_i` (the code divides 0 by 0). `scheme = "uniform"` is
 //! GRACE.
+use magcl_config::settings::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};
@@ -81,7 +82,7 @@ impl Section for GcaParams {
 }
 
 impl ParamGuard for GcaParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         check_ratio("gca.edge_threshold", self.edge_threshold)?;
         check_ratio("gca.feature_threshold", self.feature_threshold)
     }

@@ -4,6 +4,7 @@
 //! and `anchor`, the augmented one under `negatives`; the other follows K′.
 use tch::Device;
 
+use super::CheckedParts;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{self, augment_views, AugParams, Augmentor};

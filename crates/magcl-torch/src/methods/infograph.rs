@@ -14,6 +14,7 @@
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::Result;

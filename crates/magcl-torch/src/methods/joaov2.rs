@@ -15,11 +15,13 @@
 //! step after the last epoch is skipped: it changes nothing the code evaluates.
 //!
 //! With MA the two branches follow K and K′ as GraphCL's do (`ma.k_branch`).
+use magcl_config::settings::SettingError;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::augment::{AttrMask, Augmentor, EdgeDrop, Identity, NodeDrop, Subgraph1Hop};
@@ -28,7 +30,7 @@ use crate::graph::{Batch, GraphView};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
-use crate::params::{bad, section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams, Rng};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
@@ -67,15 +69,15 @@ impl Section for JoaoParams {
 }
 
 impl ParamGuard for JoaoParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
-            return Err(bad(
+            return Err(SettingError::new(
                 "joao.gamma",
                 format!("must be finite and ≥ 0, got {}", self.gamma),
             ));
         }
         if !(self.ratio > 0.0 && self.ratio < 1.0) {
-            return Err(bad(
+            return Err(SettingError::new(
                 "joao.ratio",
                 format!("must lie in (0, 1), got {}", self.ratio),
             ));

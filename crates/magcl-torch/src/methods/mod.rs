@@ -15,6 +15,7 @@
 //! [`NodeVariant`]: crate::train::node::NodeVariant
 //! [`NodeRunner`]: crate::train::node::NodeRunner
 //! [`EpochStep`]: crate::train::node::EpochStep
+use magcl_config::settings::SettingError;
 use tch::Device;
 
 use crate::error::{Error, Result};
@@ -456,17 +457,26 @@ pub struct MethodParams {
     pub sections: MethodTable,
 }
 
-impl Checked<MethodParams> {
-    /// The GIN encoder's parameters, checked with the rest ([`MethodParams::check_ref`]).
-    pub fn gin(&self) -> Checked<GinParams> {
+/// The shared stages' parameters of checked [`MethodParams`], handed out checked: their
+/// checks ran with the whole ([`MethodParams::check_ref`]). A trait because [`Checked`]
+/// is declared in magcl-config; method files import it with the rest of `methods`.
+pub trait CheckedParts {
+    /// The GIN encoder's parameters.
+    fn gin(&self) -> Checked<GinParams>;
+    /// MA's parameters.
+    fn ma(&self) -> Checked<MaParams>;
+    /// The loss's parameters.
+    fn loss(&self) -> Checked<InfoNceParams>;
+}
+
+impl CheckedParts for Checked<MethodParams> {
+    fn gin(&self) -> Checked<GinParams> {
         Checked::checked_by_parent(self.gin.clone())
     }
-    /// MA's parameters, checked with the rest.
-    pub fn ma(&self) -> Checked<MaParams> {
+    fn ma(&self) -> Checked<MaParams> {
         Checked::checked_by_parent(self.ma.clone())
     }
-    /// The loss's parameters, checked with the rest.
-    pub fn loss(&self) -> Checked<InfoNceParams> {
+    fn loss(&self) -> Checked<InfoNceParams> {
         Checked::checked_by_parent(self.loss.clone())
     }
 }
@@ -474,7 +484,7 @@ impl Checked<MethodParams> {
 impl ParamGuard for MethodParams {
     /// The shared stages; the sections are checked by the method's entry
     /// ([`MethodEntry::check_preset`]) and again when a method reads one.
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         self.train.check_ref()?;
         self.ma.check_ref()?;
         self.gin.check_ref()?;
@@ -531,7 +541,7 @@ pub(crate) mod tests {
             })
         }
         pub fn method_params(&self) -> Result<Checked<MethodParams>> {
-            self.preset.method_params(self.seed).check()
+            Ok(self.preset.method_params(self.seed).check()?)
         }
         /// The row label ([`MethodEntry::label`]) and the MA label, as a row shows them.
         pub fn labels(&self) -> (String, String) {

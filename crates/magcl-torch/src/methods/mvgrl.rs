@@ -16,10 +16,12 @@
 //! With MA the adjacency view (the unaugmented one) follows K and the diffusion view K′;
 //! K propagations of a layer apply its view's matrix K times (K = 0: no propagation).
 //! Evaluation runs both encoders with `ma.eval_k` (docs/ma.md, "MVGRL").
+use magcl_config::settings::SettingError;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
@@ -30,7 +32,7 @@ use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
 use crate::nn::Init;
-use crate::params::{bad, section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section};
 use crate::train::encoder::embed_in_chunks;
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 use crate::train::optim::Adam;
@@ -66,9 +68,9 @@ impl Section for MvgrlParams {
 }
 
 impl ParamGuard for MvgrlParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         if !(self.alpha > 0.0 && self.alpha < 1.0) {
-            return Err(bad(
+            return Err(SettingError::new(
                 "mvgrl.alpha",
                 format!("must lie in (0, 1), got {}", self.alpha),
             ));

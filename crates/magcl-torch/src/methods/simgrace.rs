@@ -5,15 +5,17 @@
 //! supplies the candidates (the negatives). With MA, `ma.k_branch` says which branch
 //! follows schedule K: the clean one under `unaugmented` (the default) and `negatives`, the
 //! perturbed one under `anchor`; the other follows K′.
+use magcl_config::settings::SettingError;
 use tch::{Device, Tensor};
 
+use super::CheckedParts;
 use super::{Checked, MethodParams};
 use super::{MethodEntry, Preset, PresetRequest};
 use crate::error::{Error, Result};
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::params::{bad, section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section};
 use crate::rng::{self, streams};
 use crate::train::branches;
 use crate::train::encoder::{sorted_vars, Tower};
@@ -35,9 +37,9 @@ impl Section for SimgraceParams {
 }
 
 impl ParamGuard for SimgraceParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         if !(self.eta.is_finite() && self.eta >= 0.0) {
-            return Err(bad(
+            return Err(SettingError::new(
                 "simgrace.eta",
                 format!("must be finite and ≥ 0, got {}", self.eta),
             ));

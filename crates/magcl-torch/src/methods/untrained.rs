@@ -16,6 +16,7 @@
 //! With MA the encoder is evaluated with MA's evaluation schedule (`ma.eval_k`), so an MA
 //! reading that changes the evaluation encoder has its own untrained floor. The
 //! node-level base model has no batch norm: `batch_norm` changes nothing there.
+use magcl_config::settings::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::registry;
@@ -60,10 +61,10 @@ impl Section for UntrainedParams {
 }
 
 impl ParamGuard for UntrainedParams {
-    fn check_ref(&self) -> Result<()> {
-        let entry = registry::find(&self.of).map_err(|e| bad("untrained.of", e))?;
+    fn check_ref(&self) -> Result<(), SettingError> {
+        let entry = registry::find(&self.of).map_err(|e| SettingError::new("untrained.of", e))?;
         if entry.baseline {
-            return Err(bad(
+            return Err(SettingError::new(
                 "untrained.of",
                 format!(
                     "'{}' is a baseline, not a method with an encoder to leave untrained",

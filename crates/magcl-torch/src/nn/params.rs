@@ -1,7 +1,8 @@
 //! The GIN encoder's parameters: width, depth, ε, and how a layer reads an MA
 //! propagation count (the GIN mode and the filter's π).
 use crate::error::Result;
-use crate::params::{bad, check_size, ParamGuard, MAX_DEPTH, MAX_WIDTH};
+use crate::params::{check_size, ParamGuard, MAX_DEPTH, MAX_WIDTH};
+use magcl_config::settings::SettingError;
 
 /// How GIN layers are read as schedules under MA (declared with MA's settings in
 /// magcl-config).
@@ -22,17 +23,23 @@ pub struct GinParams {
 }
 
 impl ParamGuard for GinParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         if self.hidden == 0 || self.layers == 0 {
-            return Err(bad("hidden/layers", "must be at least 1"));
+            return Err(SettingError::new("hidden/layers", "must be at least 1"));
         }
         check_size("hidden", self.hidden, MAX_WIDTH)?;
         check_size("layers", self.layers, MAX_DEPTH)?;
         if !self.eps.is_finite() {
-            return Err(bad("gin_eps", format!("must be finite, got {}", self.eps)));
+            return Err(SettingError::new(
+                "gin_eps",
+                format!("must be finite, got {}", self.eps),
+            ));
         }
         if !(0.0..=1.0).contains(&self.pi) {
-            return Err(bad("ma.pi", format!("must lie in [0, 1], got {}", self.pi)));
+            return Err(SettingError::new(
+                "ma.pi",
+                format!("must lie in [0, 1], got {}", self.pi),
+            ));
         }
         Ok(())
     }

@@ -179,32 +179,8 @@ impl LoopConfig {
 /// draws the subset and counts the steps), declared where the reports read it too.
 pub use magcl_config::settings::Pretrain;
 
-impl ParamGuard for Pretrain {
-    /// What can be checked without the dataset; the upper bound (the dataset's size) is
-    /// checked by [`TrainPlan::new`].
-    fn check_ref(&self) -> Result<()> {
-        match self.graphs {
-            Some(n) if n < MIN_PRETRAIN_GRAPHS => Err(bad(
-                "pretrain.graphs",
-                format!(
-                    "must be at least {MIN_PRETRAIN_GRAPHS} (a contrastive batch needs \
-                     another graph as its negative), got {n}; leave it unset to train on \
-                     every graph"
-                ),
-            )),
-            None if self.match_steps => Err(bad(
-                "pretrain.match_steps",
-                "applies to a subset: set pretrain.graphs too (a whole-set run already makes \
-                 the whole-set run's steps)",
-            )),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// The smallest pre-training subset: one batch of two graphs (a batch of one graph has
-/// no negative and is dropped, [`epoch_batches`]).
-pub const MIN_PRETRAIN_GRAPHS: usize = 2;
+/// The fewest graphs a pre-training subset may hold (declared with [`Pretrain`]).
+pub use magcl_config::settings::MIN_PRETRAIN_GRAPHS;
 
 /// The graphs a run with `pretrain.graphs = graphs` trains on, of a dataset of `n`
 /// graphs, ascending: the first `graphs` of one seeded permutation of all `n` graph

@@ -29,10 +29,11 @@
 //! [`Selection`] — stays in [`crate::methods`] with the registry, because the registry's
 //! constructor ([`crate::methods::BuildFn`]) returns it.
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use magcl_config::settings::SettingError;
 
 use crate::error::{Error, Result};
 use crate::methods::{Embed, Embeddings, Method, Selection};
-use crate::params::{bad, check_size, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
+use crate::params::{check_size, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
 use crate::train::state::{Resume, StateVisitor};
 use graph::Pretrain;
 
@@ -58,18 +59,24 @@ pub struct TrainParams {
 impl ParamGuard for TrainParams {
     /// `epochs = 0` passes here: [`MethodParams`](crate::methods::MethodParams) allows it
     /// for the baselines only.
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         if !(self.lr > 0.0 && self.lr.is_finite()) {
-            return Err(bad("lr", format!("must be positive, got {}", self.lr)));
+            return Err(SettingError::new(
+                "lr",
+                format!("must be positive, got {}", self.lr),
+            ));
         }
         if self.weight_decay.is_nan() || self.weight_decay < 0.0 {
-            return Err(bad(
+            return Err(SettingError::new(
                 "weight_decay",
                 format!("must be ≥ 0, got {}", self.weight_decay),
             ));
         }
         if self.batch_size == 0 {
-            return Err(bad("batch_size/hidden/layers", "must be at least 1"));
+            return Err(SettingError::new(
+                "batch_size/hidden/layers",
+                "must be at least 1",
+            ));
         }
         check_size("epochs", self.epochs, MAX_EPOCHS)?;
         check_size("batch_size", self.batch_size, MAX_BATCH_SIZE)?;

@@ -9,6 +9,7 @@
 //! schedule ([`BestTest`]). The base model itself — two views, one encoder whose passes
 //! follow the MA schedules, InfoNCE — is its method's file, `methods/base.rs`.
 
+use magcl_config::settings::SettingError;
 use std::time::Instant;
 
 use tch::{Device, Kind, Tensor};
@@ -167,7 +168,7 @@ impl Section for NodeParams {
 }
 
 impl ParamGuard for NodeParams {
-    fn check_ref(&self) -> Result<()> {
+    fn check_ref(&self) -> Result<(), SettingError> {
         for (field, v, max) in [
             ("node.proj_hidden", self.proj_hidden, MAX_WIDTH),
             ("node.base_k", self.base_k, MAX_DEPTH),
