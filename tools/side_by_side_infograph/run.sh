@@ -23,8 +23,13 @@ mkdir -p "$OUT"
 python3 "$T/patch_official.py" "$OFFICIAL" "$WORK"
 for DS in $SETS; do
   # TUDataset reads ROOT/DS/DS/raw/DS_*.txt: the same files magcl reads
+  # (DD, COLLAB, REDDIT-BINARY: the mirror has the DGCNN copy only, written out as TU files)
   mkdir -p "$DATA/$DS/$DS/raw"
-  cp -n "$MAGCL_DATA_MIRROR/tu/$DS/${DS}"_*.txt "$DATA/$DS/$DS/raw/"
+  if [ -d "$MAGCL_DATA_MIRROR/tu/$DS" ]; then
+    cp -n "$MAGCL_DATA_MIRROR/tu/$DS/${DS}"_*.txt "$DATA/$DS/$DS/raw/"
+  elif [ ! -f "$DATA/$DS/$DS/raw/${DS}_A.txt" ]; then
+    python3 "$T/../dgcnn_to_tu.py" "$MAGCL_DATA_MIRROR/dgcnn/$DS.zip" "$DS" "$DATA/$DS/$DS/raw"
+  fi
 done
 for DS in $SETS; do
   for S in $SEEDS; do
