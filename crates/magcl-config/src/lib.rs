@@ -13,6 +13,8 @@
 //!   word setting.
 //! - [`params`]: the checked-parameters pattern (`ParamGuard` → `Checked`), the size
 //!   limits, and the method sections of a configuration (`Section`, `MethodTable`).
+//! - [`preset`]: a method's settings as a configuration holds them (`Preset`, with the
+//!   `features` setting).
 //! - [`ma`]: model augmentation's settings (`MaParams`, the named readings of the paper).
 //!
 //! This crate has no tensor dependency: `magcl report` reads declarations without libtorch.
@@ -22,6 +24,7 @@ pub mod ma;
 pub mod method;
 pub mod methods;
 pub mod params;
+pub mod preset;
 pub mod registry;
 pub mod schema;
 pub mod settings;

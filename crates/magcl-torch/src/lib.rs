@@ -10,14 +10,14 @@
 //! | views | [`augment`] | graph- and node-level augmentations (pure functions of a graph and an RNG) |
 //! | encoder schedules | [`nn`] | propagation (`g`) and transformation (`h`) operators, GIN/GCN encoders, projector |
 //! | model augmentation | [`ma`] | the MA plugin: schedule samplers with the A/R/S switches |
-//! | declarations | `magcl_config` | each method's name, display name, level, floor and features, read by the reports too |
+//! | declarations | `magcl_config` | each method's name, display name, level, floor and features, and the config schema (a method's settings `Preset`, the checked-parameters pattern, the method sections), read by the reports too |
 //! | methods | [`methods`] | one file per method (GraphCL, SimGRACE, AD-GCL, InfoGraph, JOAOv2, MVGRL, the node-level base model / MA-GCL, GRACE, GCA, BGRL, the floors), the registry and its entry type |
 //! | training | [`train`] | the trainers that drive the methods: the graph-level loop over batches of graphs, the node-level epoch loop and runner, the encoder helpers both share |
 //! | loss | [`loss`] | the NT-Xent / InfoNCE family with explicit switches |
 //! | evaluator | [`eval`] | SVM (RBF, linear), logistic regression, k-fold CV + grid search, k-means + NMI; the `Evaluator` and `Protocol` seams |
 //! | node-level evaluation | [`eval_node`] | the node split protocols and the logistic-regression probe (an `Evaluator` on a libtorch device) |
 //! | statistics | [`stats`] | summaries, confidence intervals, paired tests |
-//! | parameters | [`params`] | the checked-parameters pattern every stage follows, the task, size limits |
+//! | parameters | [`params`] | the checked-parameters pattern every stage follows, the task, size limits (declared in `magcl_config`, re-exported) |
 //! | experiments | [`experiment`] | resolved run configs, presets, the runner, sweeps, resume, shards |
 //! | reports | [`report`] | CSV rows, markdown tables, plots |
 //!

@@ -13,7 +13,7 @@
 //! magcl-config (`magcl_config::params`), where the reports read them too, and re-exported
 //! here. A check returns a [`SettingError`] (field and message); this crate's error takes
 //! it as [`Error::Setting`] with the same field and text.
-use crate::error::{Error, Result};
+use crate::error::Error;
 
 /// Graph- or node-level task (declared in magcl-config, which the reports read too).
 pub use magcl_config::Level as Task;
@@ -22,6 +22,7 @@ pub use magcl_config::params::{
     check_ratio, check_size, section, Checked, MethodTable, ParamGuard, Section, SectionSpec,
     MAX_BATCH_SIZE, MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
 };
+pub use magcl_config::preset::FeatureSetting;
 pub use magcl_config::settings::SettingError;
 
 /// A configuration error for `field`, as this crate's error ([`Error::Setting`]), for code
@@ -47,66 +48,3 @@ pub(crate) fn is_false(b: &bool) -> bool {
 pub(crate) fn is_zero(n: &usize) -> bool {
     *n == 0
 }
-
-/// The `features` setting: the text a config writes, and the rule it stands for
-/// ([`magcl_data::features::FeatureSpec`]). The text is kept as written, because the config
-/// hash is taken over it: a method's word (`graphcl`, `adgcl`, `mvgrl`, hash version 1)
-/// stands for the rule the method declares (`auto`, `constant`,
-/// `attributes-else-degree`), and node-level configs write `row-normalised`. Reading checks
-/// the text, so a misspelt rule is refused when the config is read, before any data loads;
-/// whether the dataset can provide the kind is checked when its features are built.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FeatureSetting {
-    written: String,
-    spec: magcl_data::features::FeatureSpec,
-}
-
-impl FeatureSetting {
-    /// The rule a method declares ([`magcl_config::FeatureRule`]), written in its word;
-    /// `auto` where it declares none. A declaration whose spec does not parse is a bug in
-    /// the declaration (every registered one is tested to parse).
-    pub fn declared(rule: Option<magcl_config::FeatureRule>) -> FeatureSetting {
-        match rule {
-            None => FeatureSetting {
-                written: "auto".into(),
-                spec: magcl_data::features::FeatureSpec::Auto,
-            },
-            Some(r) => FeatureSetting {
-                written: r.written.into(),
-                spec: r.spec.parse().unwrap_or_else(|e| {
-                    panic!("declared feature rule {:?} does not parse: {e}", r.spec)
-                }),
-            },
-        }
-    }
-    /// The node level's input: each node's features scaled to sum 1.
-    pub fn row_normalised() -> FeatureSetting {
-        let spec = magcl_data::features::FeatureSpec::RowNormalised;
-        FeatureSetting {
-            written: spec.to_string(),
-            spec,
-        }
-    }
-    /// The rule it stands for.
-    pub fn spec(&self) -> magcl_data::features::FeatureSpec {
-        self.spec
-    }
-    /// The text as written.
-    pub fn as_str(&self) -> &str {
-        &self.written
-    }
-}
-
-impl std::str::FromStr for FeatureSetting {
-    type Err = Error;
-    /// A rule, a kind, or a method's word for the rule it declares (case-insensitive).
-    fn from_str(s: &str) -> Result<FeatureSetting> {
-        let spec = magcl_config::registry::feature_spec(s).parse()?;
-        Ok(FeatureSetting {
-            written: s.to_string(),
-            spec,
-        })
-    }
-}
-
-text_setting!(FeatureSetting, as_str);

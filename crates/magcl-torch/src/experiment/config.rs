@@ -303,7 +303,7 @@ impl RunConfig {
 
     /// The method's parameters composed from this config's stages, checked.
     pub fn method_params(&self) -> Result<Checked<MethodParams>> {
-        Ok(self.settings().method_params(self.seed).check()?)
+        Ok(MethodParams::from_preset(&self.settings(), self.seed).check()?)
     }
 
     /// Checks every stage's parameters ([`ParamGuard`]) and the rules that join them;
@@ -371,7 +371,7 @@ impl RunConfig {
                 ),
             ));
         }
-        self.settings().method_params(self.seed).check_ref()?;
+        MethodParams::from_preset(&self.settings(), self.seed).check_ref()?;
         entry.check_preset(&self.settings())?;
         if self.task == Task::Node {
             let d = MaParams::default();

@@ -24,7 +24,7 @@ use crate::ma::MaParams;
 use crate::nn::GinParams;
 use crate::params::Task;
 use crate::params::{bad, Checked, MethodTable, ParamGuard, SectionSpec};
-use crate::train::graph::{GraphData, Pretrain};
+use crate::train::graph::GraphData;
 use crate::train::state::{Resume, StateVisitor};
 use crate::train::{TrainLog, TrainParams};
 use magcl_config::MethodDecl;
@@ -264,57 +264,32 @@ impl PresetRequest<'_> {
     }
 }
 
-/// A method's settings: everything in a run's configuration but the run's identity
-/// (method, dataset, seed) and machine (threads, numeric environment). The experiment
-/// layer's `RunConfig` is a preset with those added.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Preset {
-    pub task: Task,
-    pub epochs: usize,
-    pub lr: f64,
-    pub weight_decay: f64,
-    pub batch_size: usize,
-    pub hidden: usize,
-    pub layers: usize,
-    /// Node features: a rule, a kind or a method's word for its rule (graph level), or
-    /// `row-normalised` (node level).
-    pub features: crate::params::FeatureSetting,
-    /// The classifier that scores the embeddings (`svc-rbf`, `linear-svc`, `logreg`).
-    pub evaluator: crate::eval::Evaluator,
-    /// GIN's ε (graph level).
-    pub gin_eps: f64,
-    pub loss: InfoNceParams,
-    pub ma: MaParams,
-    /// The pre-training subset (graph level; written only when set).
-    #[serde(default, skip_serializing_if = "Pretrain::is_unset")]
-    pub pretrain: Pretrain,
-    /// The method's own sections.
-    #[serde(flatten)]
-    pub sections: MethodTable,
-}
+/// A method's settings, declared in the torch-free magcl-config (the config schema the
+/// reports read too).
+pub use magcl_config::preset::Preset;
 
-impl Preset {
-    /// What a method with these settings is built from, for `seed` (not checked yet).
-    pub fn method_params(&self, seed: u64) -> MethodParams {
+impl MethodParams {
+    /// What a method with the settings `p` is built from, for `seed` (not checked yet).
+    pub fn from_preset(p: &Preset, seed: u64) -> MethodParams {
         MethodParams {
             train: TrainParams {
                 seed,
-                epochs: self.epochs,
-                lr: self.lr,
-                weight_decay: self.weight_decay,
-                batch_size: self.batch_size,
-                pretrain: self.pretrain.clone(),
+                epochs: p.epochs,
+                lr: p.lr,
+                weight_decay: p.weight_decay,
+                batch_size: p.batch_size,
+                pretrain: p.pretrain.clone(),
             },
             gin: GinParams {
-                hidden: self.hidden,
-                layers: self.layers,
-                eps: self.gin_eps,
-                mode: self.ma.gin_mode,
-                pi: self.ma.pi,
+                hidden: p.hidden,
+                layers: p.layers,
+                eps: p.gin_eps,
+                mode: p.ma.gin_mode,
+                pi: p.ma.pi,
             },
-            loss: self.loss.clone(),
-            ma: self.ma.clone(),
-            sections: self.sections.clone(),
+            loss: p.loss.clone(),
+            ma: p.ma.clone(),
+            sections: p.sections.clone(),
         }
     }
 }
@@ -541,7 +516,7 @@ pub(crate) mod tests {
             })
         }
         pub fn method_params(&self) -> Result<Checked<MethodParams>> {
-            Ok(self.preset.method_params(self.seed).check()?)
+            Ok(MethodParams::from_preset(&self.preset, self.seed).check()?)
         }
         /// The row label ([`MethodEntry::label`]) and the MA label, as a row shows them.
         pub fn labels(&self) -> (String, String) {
