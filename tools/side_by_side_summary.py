@@ -27,7 +27,7 @@ import sys
 from scipy import stats
 
 
-SETS = ["MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI"]
+SETS = ["MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI", "DD", "COLLAB", "REDDIT-BINARY"]
 # <program>-<data set>-<seed>, the program possibly with a variant (official-code)
 NAME = re.compile(rf"^(.+)-({'|'.join(SETS)})-(\d+)$")
 
