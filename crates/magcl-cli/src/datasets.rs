@@ -35,8 +35,9 @@ Names (case-insensitive):
 Node features of graph sets (`feature_rule` in `datasets info`), from the data alone, never
   from the name (a copy of a set's files under another name gets the same features):
   one-hot node labels where the set has them, else its node attributes, else the constant
-  feature (`graphcl`, the default, and `auto`); `adgcl`: the constant feature;
-  `--features labels+attributes` takes both.
+  feature (`auto`, the default); `constant`: the constant feature; `labels+attributes`:
+  both (`--features RULE`). A method declares the rule it is fed, and older configs write
+  it as the method's name (`graphcl` for `auto`, `adgcl` for `constant`).
 
 Examples:
   magcl datasets list
