@@ -33,6 +33,15 @@ M=$D/bin/magcl
 START=$(date +%s)
 END=$((START + ${BUDGET:-540}))
 OUT=${OUT:?the device machine sets OUT}
+# Two lanes must not write one CSV (the second bench stops at once on its lock): refuse
+# such a plan before anything runs. A line writes to its --out, else to its config's.
+clash=$(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{
+  out = $2; for (i = 3; i < NF; i++) if ($i == "--out") out = $(i + 1)
+  if ((out in lane) && lane[out] != $1) print out; lane[out] = $1 }')
+if [ -n "$clash" ]; then
+  echo "error: $PLAN: lanes of different names write $clash; put those lines in one lane" >&2
+  exit 2
+fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
 if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | tar xzf -; fi
 . tools/torch_libs.sh
@@ -56,8 +65,16 @@ for name in $(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{print $1}' | sort 
   lane "$name" &
 done
 while [ "$(date +%s)" -lt "$END" ] && [ -n "$(jobs -r)" ]; do sleep 2; done
-pkill -9 -f "$D/bin/magcl" 2>/dev/null
-sleep 1
+# A bench runs as `magcl-torch` with argv[0] "magcl" (the front end execs it), so its
+# command line does not hold the binary's path: match the process name too, or a bench
+# that outlives its killed workers starts new cells while this script packs.
+for _ in 1 2 3 4 5; do
+  pkill -9 -x magcl-torch 2>/dev/null
+  pkill -9 -f "$D/bin/magcl" 2>/dev/null
+  sleep 1
+  pgrep -x magcl-torch > /dev/null || break
+done
+wait 2>/dev/null
 log "stopped; packing"
 find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
   | tar czf "$OUT/rows.tgz" --null -T -
