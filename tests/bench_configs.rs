@@ -32,6 +32,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("graph_methods.toml", 1200),
         ("pretrain_size.toml", 560),
         ("node_large.toml", 300),
+        ("node_large_methods.toml", 270),
         ("graph_large.toml", 200),
         ("graph_large_methods.toml", 180),
         ("positive_control_photo.toml", 20),
