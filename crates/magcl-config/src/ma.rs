@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::method::Level;
-use crate::params::{bad, check_size, ParamGuard, MAX_DEPTH};
+use crate::params::{check_size, ParamGuard, MAX_DEPTH};
 use crate::settings::{SettingError, UnknownName};
 
 /// How GIN layers are read as schedules under MA (the paper leaves this open; `ma.gin_mode`).
@@ -427,19 +427,22 @@ impl ParamGuard for MaParams {
         check_size("ma.view2", self.view2[1], MAX_DEPTH)?;
         for (name, r) in [("ma.view1", self.view1), ("ma.view2", self.view2)] {
             if r[0] > r[1] {
-                return Err(bad(
+                return Err(SettingError::new(
                     name,
                     format!("range lower bound {} exceeds upper bound {}", r[0], r[1]),
                 ));
             }
         }
         if !(0.0..=1.0).contains(&self.pi) {
-            return Err(bad("ma.pi", format!("must lie in [0, 1], got {}", self.pi)));
+            return Err(SettingError::new(
+                "ma.pi",
+                format!("must lie in [0, 1], got {}", self.pi),
+            ));
         }
         if self.ranges == RangeBound::Exclusive {
             for (name, r) in [("ma.view1", self.view1), ("ma.view2", self.view2)] {
                 if r[0] >= r[1] {
-                    return Err(bad(
+                    return Err(SettingError::new(
                         name,
                         format!(
                             "with ma.ranges = exclusive the range [{}, {}) is empty; raise the upper bound",

@@ -59,12 +59,6 @@ impl<T> Deref for Checked<T> {
     }
 }
 
-/// The error of a setting `field` (as a configuration spells it) with a value it cannot
-/// take: `msg` says what was wrong and what it takes.
-pub fn bad(field: &str, msg: impl std::fmt::Display) -> SettingError {
-    SettingError::new(field, msg)
-}
-
 /// A setting's error raised while reading a section's JSON: a field's own error keeps its
 /// field (`gca.scheme: expected …`, from [`word_setting`]), anything else (an unknown or
 /// missing field, a wrong type) is the section's; serde's position suffix is left out.
@@ -78,9 +72,9 @@ fn section_error(key: &str, e: serde_json::Error) -> SettingError {
     };
     match text.split_once(": ") {
         Some((field, msg)) if field.starts_with(key) && field[key.len()..].starts_with('.') => {
-            bad(field, msg)
+            SettingError::new(field, msg)
         }
-        _ => bad(key, text),
+        _ => SettingError::new(key, text),
     }
 }
 
@@ -89,14 +83,17 @@ pub fn check_ratio(field: &str, v: f64) -> Result<(), SettingError> {
     if (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
-        Err(bad(field, format!("ratio must lie in [0, 1], got {v}")))
+        Err(SettingError::new(
+            field,
+            format!("ratio must lie in [0, 1], got {v}"),
+        ))
     }
 }
 
 /// Checks `v ≤ max` for a size.
 pub fn check_size(field: &str, v: usize, max: usize) -> Result<(), SettingError> {
     if v > max {
-        Err(bad(
+        Err(SettingError::new(
             field,
             format!(
                 "{v} is larger than the limit of {max} (no run of this size fits in memory or finishes)"
@@ -150,7 +147,7 @@ fn check_section<T: Section>(v: &serde_json::Value) -> Result<(), SettingError> 
 
 fn canonical_section<T: Section>(v: &serde_json::Value) -> Result<String, SettingError> {
     let t = T::deserialize(v).map_err(|e| section_error(T::KEY, e))?;
-    serde_json::to_string(&t).map_err(|e| bad(T::KEY, e))
+    serde_json::to_string(&t).map_err(|e| SettingError::new(T::KEY, e))
 }
 
 type Raw = Box<serde_json::value::RawValue>;
@@ -188,7 +185,7 @@ impl MethodTable {
     /// The section `T`, which `method` needs: an error naming both when it is missing.
     pub fn require<T: Section>(&self, method: &str) -> Result<Checked<T>, SettingError> {
         self.get::<T>()?.ok_or_else(|| {
-            bad(
+            SettingError::new(
                 T::KEY,
                 format!(
                     "{method} needs its `{}` settings in the configuration",
@@ -199,7 +196,8 @@ impl MethodTable {
     }
     /// Sets section `T` (replacing one there).
     pub fn set<T: Section>(&mut self, value: &T) -> Result<(), SettingError> {
-        let raw = serde_json::value::to_raw_value(value).map_err(|e| bad(T::KEY, e))?;
+        let raw =
+            serde_json::value::to_raw_value(value).map_err(|e| SettingError::new(T::KEY, e))?;
         self.0.insert(T::KEY.into(), raw);
         Ok(())
     }

@@ -8,7 +8,7 @@
 //! words; the trainers declare theirs with it too (`gca.scheme`, `ma.reading`, …).
 use serde::{Deserialize, Serialize};
 
-use crate::params::{bad, ParamGuard};
+use crate::params::ParamGuard;
 
 /// A setting with a value it cannot take: `field` as a configuration spells it
 /// (`node.split`), `msg` what was wrong and what it takes. Shown as `field: msg`.
@@ -269,10 +269,10 @@ pub struct RowNode {
 impl ParamGuard for InfoNceParams {
     fn check_ref(&self) -> Result<(), SettingError> {
         if let Some(msg) = self.missing_negatives() {
-            return Err(bad("loss.inter_view_negatives", msg));
+            return Err(SettingError::new("loss.inter_view_negatives", msg));
         }
         if self.temperature.is_nan() || self.temperature <= 0.0 {
-            return Err(bad(
+            return Err(SettingError::new(
                 "loss.temperature",
                 format!("must be positive, got {}", self.temperature),
             ));
@@ -290,7 +290,7 @@ impl ParamGuard for Pretrain {
     /// checked by the trainers' `TrainPlan::new`.
     fn check_ref(&self) -> Result<(), SettingError> {
         match self.graphs {
-            Some(n) if n < MIN_PRETRAIN_GRAPHS => Err(bad(
+            Some(n) if n < MIN_PRETRAIN_GRAPHS => Err(SettingError::new(
                 "pretrain.graphs",
                 format!(
                     "must be at least {MIN_PRETRAIN_GRAPHS} (a contrastive batch needs \
@@ -298,7 +298,7 @@ impl ParamGuard for Pretrain {
                      every graph"
                 ),
             )),
-            None if self.match_steps => Err(bad(
+            None if self.match_steps => Err(SettingError::new(
                 "pretrain.match_steps",
                 "applies to a subset: set pretrain.graphs too (a whole-set run already makes \
                  the whole-set run's steps)",

@@ -28,7 +28,7 @@ pub use magcl_config::settings::SettingError;
 /// A configuration error for `field`, as this crate's error ([`Error::Setting`]), for code
 /// outside a check; a [`ParamGuard::check_ref`] returns a [`SettingError`] itself.
 pub fn bad(field: &str, msg: impl std::fmt::Display) -> Error {
-    magcl_config::params::bad(field, msg).into()
+    SettingError::new(field, msg).into()
 }
 
 /// Word settings (`gca.scheme = "degree"`) are declared with magcl-config's macro, whose

@@ -1,5 +1,5 @@
 //! Graph-level augmentation settings.
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};

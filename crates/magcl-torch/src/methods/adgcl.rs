@@ -13,7 +13,7 @@
 //! AD-GCL+MA (result rows name it `adgcl-fixed`); with MA it is AD-GCL+MA (the MA-GCL
 //! appendix), the original graph following schedule K and the augmented view K′ (the loss
 //! is symmetric, so `ma.k_branch` keeps K on the original graph).
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 

@@ -19,7 +19,7 @@
 //! that view, so a prediction of view 1 is pulled towards the target's embedding of view 2
 //! made with the other propagation count: the asymmetry MA adds to a two-view method. The
 //! evaluation encoder is one plain hop per layer. docs/ma.md.
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 

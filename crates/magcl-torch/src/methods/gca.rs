@@ -25,7 +25,7 @@
 //! describes; `"threshold"` reproduces the code. Where all weights are equal (a regular
 //! graph) every probability is `p_i` (the code divides 0 by 0). `scheme = "uniform"` is
 //! GRACE.
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};

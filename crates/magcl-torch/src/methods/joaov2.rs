@@ -15,7 +15,7 @@
 //! step after the last epoch is skipped: it changes nothing the code evaluates.
 //!
 //! With MA the two branches follow K and K′ as GraphCL's do (`ma.k_branch`).
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};

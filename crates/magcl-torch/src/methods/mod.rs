@@ -15,7 +15,7 @@
 //! [`NodeVariant`]: crate::train::node::NodeVariant
 //! [`NodeRunner`]: crate::train::node::NodeRunner
 //! [`EpochStep`]: crate::train::node::EpochStep
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use tch::Device;
 
 use crate::error::{Error, Result};

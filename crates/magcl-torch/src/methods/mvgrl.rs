@@ -16,7 +16,7 @@
 //! With MA the adjacency view (the unaugmented one) follows K and the diffusion view K′;
 //! K propagations of a layer apply its view's matrix K times (K = 0: no propagation).
 //! Evaluation runs both encoders with `ma.eval_k` (docs/ma.md, "MVGRL").
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};

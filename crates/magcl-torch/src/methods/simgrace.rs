@@ -5,7 +5,7 @@
 //! supplies the candidates (the negatives). With MA, `ma.k_branch` says which branch
 //! follows schedule K: the clean one under `unaugmented` (the default) and `negatives`, the
 //! perturbed one under `anchor`; the other follows K′.
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use tch::{Device, Tensor};
 
 use super::CheckedParts;

@@ -16,7 +16,7 @@
 //! With MA the encoder is evaluated with MA's evaluation schedule (`ma.eval_k`), so an MA
 //! reading that changes the evaluation encoder has its own untrained floor. The
 //! node-level base model has no batch norm: `batch_norm` changes nothing there.
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::registry;

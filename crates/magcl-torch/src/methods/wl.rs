@@ -7,7 +7,7 @@
 //! sets); where every node has the same row (IMDB-BINARY, IMDB-MULTI: no labels), the
 //! node's degree. `wl.iterations` (h, default 3) sets the depth; the features count the
 //! colours of iterations 0..=h ([`crate::data::wl`]).
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -28,8 +28,8 @@
 //! built method is to the runner, whatever its level — [`Method`], [`Embed`],
 //! [`Selection`] — stays in [`crate::methods`] with the registry, because the registry's
 //! constructor ([`crate::methods::BuildFn`]) returns it.
+use crate::params::SettingError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use magcl_config::settings::SettingError;
 
 use crate::error::{Error, Result};
 use crate::methods::{Embed, Embeddings, Method, Selection};

@@ -9,7 +9,7 @@
 //! schedule ([`BestTest`]). The base model itself — two views, one encoder whose passes
 //! follow the MA schedules, InfoNCE — is its method's file, `methods/base.rs`.
 
-use magcl_config::settings::SettingError;
+use crate::params::SettingError;
 use std::time::Instant;
 
 use tch::{Device, Kind, Tensor};
