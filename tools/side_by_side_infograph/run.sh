@@ -20,6 +20,8 @@ T=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/ig-out} WORK=${WORK:-/tmp/ig-run} DATA=${DATA:-/tmp/ig-data}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$OUT"
+# shellcheck source=runs.sh
+. "$T/runs.sh"
 python3 "$T/patch_official.py" "$OFFICIAL" "$WORK"
 for DS in $SETS; do
   # TUDataset reads ROOT/DS/DS/raw/DS_*.txt: the same files magcl reads
@@ -33,17 +35,10 @@ for DS in $SETS; do
 done
 for DS in $SETS; do
   for S in $SEEDS; do
-    P=$OUT/official-$DS-$S
-    if [ ! -f "$P.json" ]; then
-      (cd "$WORK" && SEED=$S DATA_ROOT=$DATA OUT_PREFIX=$P "$PY" main.py --DS "$DS" --lr 0.001 \
-        --num-gc-layers 3 >"$P.log" 2>&1) && grep '^RESULT ' "$P.log" | sed 's/^RESULT //' >"$P.json"
-    fi
+    official_run "$DS" "$S" "$OUT/official-$DS-$S"
     P=$OUT/magcl-$DS-$S
-    if [ ! -f "$P.json" ]; then
-      "$MAGCL" train --method infograph --dataset "$DS" --seed "$S" --threads 1 --device cpu \
-        --save-embeddings "$P.emb.npy" --json >"$P.json.tmp" 2>"$P.log" &&
-        mv "$P.emb.labels.npy" "$P.y.npy" && mv "$P.json.tmp" "$P.json"
-    fi
+    magcl_run "$DS" "$S" "$P" --save-embeddings "$P.emb.npy"
+    if [ -f "$P.emb.labels.npy" ]; then mv "$P.emb.labels.npy" "$P.y.npy"; fi
     echo "$DS seed $S done"
   done
 done

@@ -13,16 +13,13 @@ SETS=${SETS:-DD} ROUNDS=${ROUNDS:-3} SEED=${SEED:-0}
 OUT=${OUT:-/tmp/ig-speed} WORK=${WORK:-/tmp/ig-run} DATA=${DATA:-/tmp/ig-data}
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 mkdir -p "$OUT"
+# shellcheck source=runs.sh
+. "$(cd "$(dirname "$0")" && pwd)/runs.sh"
 for DS in $SETS; do
   for R in $(seq 1 "$ROUNDS"); do
     # the round is the "seed" field of the file name; every run trains seed $SEED
-    P=$OUT/official-$DS-$R
-    [ -f "$P.json" ] || { (cd "$WORK" && SEED=$SEED DATA_ROOT=$DATA OUT_PREFIX=$P "$PY" main.py \
-      --DS "$DS" --lr 0.001 --num-gc-layers 3 >"$P.log" 2>&1) &&
-      grep '^RESULT ' "$P.log" | sed 's/^RESULT //' >"$P.json"; }
-    P=$OUT/magcl-$DS-$R
-    [ -f "$P.json" ] || { "$MAGCL" train --method infograph --dataset "$DS" --seed "$SEED" \
-      --threads 1 --device cpu --json >"$P.json.tmp" 2>"$P.log" && mv "$P.json.tmp" "$P.json"; }
+    official_run "$DS" "$SEED" "$OUT/official-$DS-$R"
+    magcl_run "$DS" "$SEED" "$OUT/magcl-$DS-$R"
     echo "$DS round $R done"
   done
 done
