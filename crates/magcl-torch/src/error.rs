@@ -25,6 +25,10 @@ pub enum Error {
     /// cannot serve.
     #[error("{0}")]
     Config(String),
+    /// A training checkpoint this run cannot resume from: another configuration, device
+    /// or format, or a damaged file (the message names the file where one was read).
+    #[error("{0}")]
+    Checkpoint(String),
     /// The loss stopped being finite (epoch and step counted from 1).
     #[error(
         "training diverged: the loss became {loss} at epoch {epoch} step {step} (lower the \
@@ -89,7 +93,8 @@ impl From<Error> for magcl_core::Error {
             e @ (Error::Setting { .. }
             | Error::UnknownName(_)
             | Error::UnknownSetting { .. }
-            | Error::Config(_)) => E::Config(e.to_string()),
+            | Error::Config(_)
+            | Error::Checkpoint(_)) => E::Config(e.to_string()),
             e @ (Error::Diverged { .. }
             | Error::Numeric(_)
             | Error::Torch(_)

@@ -126,7 +126,7 @@ pub fn encode(id: &Identity, epochs_done: usize, step: u64, state: &TrainState) 
     let mut data = Vec::new();
     for (name, t) in &state.tensors {
         let kind = kind_code(t.kind()).ok_or_else(|| {
-            Error::Config(format!(
+            Error::Checkpoint(format!(
                 "internal: state entry '{name}' has kind {:?}, which checkpoints do not store",
                 t.kind()
             ))
@@ -200,7 +200,7 @@ pub fn decode(path: &Path, bytes: &[u8], id: &Identity) -> Result<Saved> {
         )));
     }
     if header.config_hash != id.config_hash {
-        return Err(Error::Config(format!(
+        return Err(Error::Checkpoint(format!(
             "{}: this checkpoint belongs to the config with hash {}, not to this run's {}: \
              use another checkpoint file, or delete this one",
             path.display(),
@@ -210,7 +210,7 @@ pub fn decode(path: &Path, bytes: &[u8], id: &Identity) -> Result<Saved> {
     }
     let device = super::run::device_name(id.device);
     if device_kind(&header.device) != device_kind(&device) {
-        return Err(Error::Config(format!(
+        return Err(Error::Checkpoint(format!(
             "{}: this checkpoint was written by a run on {}; this run is on {device} and would \
              not give the numbers of either: run on {} or delete the checkpoint",
             path.display(),
@@ -477,6 +477,13 @@ mod tests {
         };
         let e = err(&bytes, &gpu);
         assert!(e.contains("on cpu") && e.contains("cuda:0"), "{e}");
+        // a sound checkpoint of another run is a checkpoint error, not a config one
+        for foreign in [&other, &gpu] {
+            assert!(matches!(
+                decode(p, &bytes, foreign),
+                Err(Error::Checkpoint(_))
+            ));
+        }
         // a GPU's checkpoint resumes on another GPU of the kind, not on the CPU
         let gpu_bytes = encode(&gpu, 3, 12, &state()).unwrap();
         let other_gpu = Identity {

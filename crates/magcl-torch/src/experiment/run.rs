@@ -704,7 +704,7 @@ fn start_training<'r>(
     rng::torch_device_state(device)?;
     if let Some(saved) = checkpoint::load(&copts.path, &id)? {
         if saved.epochs_done > cfg.epochs {
-            return Err(Error::Config(format!(
+            return Err(Error::Checkpoint(format!(
                 "{}: the checkpoint is after epoch {} of a run of {}",
                 copts.path.display(),
                 saved.epochs_done,
@@ -716,7 +716,7 @@ fn start_training<'r>(
         let (log, secs) = checkpoint::load_run_state(&mut v, device, run_state)?;
         v.finish()?;
         if log.epoch_losses.len() != saved.epochs_done {
-            return Err(Error::Config(format!(
+            return Err(Error::Checkpoint(format!(
                 "{}: the checkpoint's log has {} epochs, its header {}",
                 copts.path.display(),
                 log.epoch_losses.len(),
@@ -791,7 +791,7 @@ fn visit_embeddings(v: &mut StateVisitor, name: &str, e: &mut Embeddings) -> Res
             (e.rows, e.dim) = (rows, dim);
             Ok(())
         }
-        _ => Err(Error::Config(format!(
+        _ => Err(Error::Checkpoint(format!(
             "the checkpoint's '{name}' does not hold a matrix"
         ))),
     }

@@ -48,10 +48,12 @@ impl<'a> StateVisitor<'a> {
     /// The entry `name` of the state being loaded.
     fn entry(&mut self, name: &str) -> Result<&'a Tensor> {
         match self {
-            StateVisitor::Save(_) => Err(Error::Config("internal: reading while saving".into())),
+            StateVisitor::Save(_) => {
+                Err(Error::Checkpoint("internal: reading while saving".into()))
+            }
             StateVisitor::Load { state, read } => {
                 let t = state.tensors.get(name).ok_or_else(|| {
-                    Error::Config(format!(
+                    Error::Checkpoint(format!(
                         "the checkpoint has no entry '{name}' (was it written by another \
                          version of magcl, or for another method?)"
                     ))
@@ -65,7 +67,7 @@ impl<'a> StateVisitor<'a> {
     fn put(&mut self, name: &str, t: Tensor) -> Result<()> {
         if let StateVisitor::Save(s) = self {
             if s.tensors.insert(name.to_string(), t).is_some() {
-                return Err(Error::Config(format!(
+                return Err(Error::Checkpoint(format!(
                     "internal: the state entry '{name}' is listed twice"
                 )));
             }
@@ -82,7 +84,7 @@ impl<'a> StateVisitor<'a> {
         }
         let saved = self.entry(name)?;
         if saved.size() != t.size() || saved.kind() != t.kind() {
-            return Err(Error::Config(format!(
+            return Err(Error::Checkpoint(format!(
                 "the checkpoint's '{name}' is {:?} {:?}, the model's is {:?} {:?} (a checkpoint \
                  of another configuration?)",
                 saved.kind(),
@@ -118,7 +120,7 @@ impl<'a> StateVisitor<'a> {
         }
         let saved = self.entry(name)?;
         if saved.kind() != T::KIND || saved.dim() != 1 {
-            return Err(Error::Config(format!(
+            return Err(Error::Checkpoint(format!(
                 "the checkpoint's '{name}' is {:?} {:?}, expected a list of {:?}",
                 saved.kind(),
                 saved.size(),
@@ -176,7 +178,7 @@ impl<'a> StateVisitor<'a> {
                 .filter(|k| !read.contains(*k))
                 .collect();
             if !unread.is_empty() {
-                return Err(Error::Config(format!(
+                return Err(Error::Checkpoint(format!(
                     "the checkpoint holds state this run does not have: {}",
                     unread
                         .iter()
@@ -194,7 +196,7 @@ impl<'a> StateVisitor<'a> {
 fn one<T: Copy>(name: &str, v: &[T]) -> Result<T> {
     match v {
         [x] => Ok(*x),
-        _ => Err(Error::Config(format!(
+        _ => Err(Error::Checkpoint(format!(
             "the checkpoint's '{name}' holds {} values, expected one",
             v.len()
         ))),
