@@ -86,7 +86,7 @@ pub fn set_torch_cpu_state(state: &[u8]) -> crate::Result<()> {
     // SAFETY: the slice is readable for its length, which is passed with it.
     let r = unsafe { magcl_set_cpu_rng_state(state.as_ptr(), state.len() as i64) };
     if r != 0 {
-        return Err(crate::Error::Config(format!(
+        return Err(crate::Error::Checkpoint(format!(
             "libtorch refuses the saved CPU generator state ({} bytes): a checkpoint of \
              another libtorch version?",
             state.len()
@@ -122,7 +122,7 @@ pub fn torch_device_state(device: tch::Device) -> crate::Result<Option<Vec<u8>>>
 /// Restores a state [`torch_device_state`] read for `device`.
 pub fn set_torch_device_state(device: tch::Device, state: &[u8]) -> crate::Result<()> {
     set_generator_state(device_code(device), state).map_err(|e| {
-        crate::Error::Config(format!(
+        crate::Error::Checkpoint(format!(
             "libtorch refuses the saved random generator state of {device:?} ({} bytes; a \
              checkpoint of another libtorch version?): {e}",
             state.len()
