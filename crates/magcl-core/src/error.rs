@@ -21,6 +21,11 @@ pub enum Error {
     /// A dataset name, download or cache problem.
     #[error("{0}")]
     Data(String),
+    /// Inputs that do not fit together or cannot be evaluated as given: embeddings and
+    /// labels of different counts, a class smaller than the folds, fold indices with gaps,
+    /// a training part of one class.
+    #[error("{0}")]
+    Input(String),
     /// Training diverged or a numerical routine failed.
     #[error("{0}")]
     Numeric(String),

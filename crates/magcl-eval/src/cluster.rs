@@ -244,7 +244,7 @@ pub fn kmeans_nmi(
 ) -> Result<Vec<f64>> {
     super::check_embeddings(x, n, d)?;
     if y.len() != n {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "{} labels for {n} embeddings",
             y.len()
         )));

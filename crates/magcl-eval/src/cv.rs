@@ -176,7 +176,7 @@ pub(crate) fn run_split(
     )
     .and_then(|mut v| v.pop())
     .ok_or_else(|| {
-        Error::Config("an outer training part holds a single class; cannot fit".into())
+        Error::Input("an outer training part holds a single class; cannot fit".into())
     })?;
     let (pv, pt) = pred.split_at(split.val.len());
     Ok(FoldOutcome {

@@ -76,7 +76,7 @@ pub trait Evaluator: Sync {
     /// what is missing). The default asks for a non-empty training and test part.
     fn check_split(&self, _y: &[u32], split: &Split, index: usize) -> Result<()> {
         if split.train.is_empty() || split.test.is_empty() {
-            return Err(Error::Config(format!(
+            return Err(Error::Input(format!(
                 "outer fold {index}: empty training or test part"
             )));
         }
@@ -141,19 +141,19 @@ impl Evaluator for GridSearchCv {
 
     fn check_split(&self, y: &[u32], s: &Split, fold: usize) -> Result<()> {
         if s.train.len() < INNER_FOLDS {
-            return Err(Error::Config(format!(
+            return Err(Error::Input(format!(
                 "outer fold {fold}: {} training samples, fewer than the {INNER_FOLDS} inner folds",
                 s.train.len()
             )));
         }
         let first = y[s.train[0]];
         if s.train.iter().all(|&i| y[i] == first) {
-            return Err(Error::Config(format!(
+            return Err(Error::Input(format!(
                 "outer fold {fold}: the training part holds only class {first}"
             )));
         }
         if s.test.is_empty() {
-            return Err(Error::Config(format!("outer fold {fold}: empty test part")));
+            return Err(Error::Input(format!("outer fold {fold}: empty test part")));
         }
         Ok(())
     }
@@ -243,7 +243,7 @@ pub fn run_protocol_sparse(
         )));
     }
     if x.n == 0 || x.d == 0 {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "the features are empty ({} × {})",
             x.n, x.d
         )));
@@ -292,7 +292,7 @@ pub fn run_on_splits(
     check_embeddings(x.x, n, x.d)?;
     check_labels(y, n)?;
     if splits.is_empty() {
-        return Err(Error::Config("no outer splits given".into()));
+        return Err(Error::Input("no outer splits given".into()));
     }
     for (k, s) in splits.iter().enumerate() {
         crate::protocol::check_indices(std::slice::from_ref(s), n, |_| format!("outer fold {k}"))?;

@@ -55,7 +55,7 @@ fn check_k(n: usize, k: usize) -> Result<()> {
         return Err(Error::Config(format!("need at least 2 folds, got {k}")));
     }
     if n < k {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "cannot split {n} samples into {k} folds"
         )));
     }
@@ -68,7 +68,7 @@ fn stratified(y: &[u32], k: usize, shuffle: Option<u64>) -> Result<Vec<usize>> {
     let (classes, enc) = encode_by_appearance(y);
     let alloc = allocation(&enc, classes.len(), k);
     if alloc.iter().all(|row| row.iter().all(|&a| a == 0)) {
-        return Err(Error::Config("no samples to split".into()));
+        return Err(Error::Input("no samples to split".into()));
     }
     let mut folds = vec![0usize; y.len()];
     for c in 0..classes.len() {

@@ -144,13 +144,13 @@ pub struct CvResult {
 /// Check that `x` holds `n × d` finite values; the error names the first bad row.
 pub fn check_embeddings(x: &[f32], n: usize, d: usize) -> Result<()> {
     if n.checked_mul(d) != Some(x.len()) {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "embeddings hold {} values, expected n × d = {n} × {d}",
             x.len()
         )));
     }
     if n == 0 || d == 0 {
-        return Err(Error::Config(format!("embeddings are empty ({n} × {d})")));
+        return Err(Error::Input(format!("embeddings are empty ({n} × {d})")));
     }
     for (i, row) in x.chunks_exact(d).enumerate() {
         if let Some(j) = row.iter().position(|v| !v.is_finite()) {
@@ -177,7 +177,7 @@ pub fn dense_labels(raw: &[i64]) -> Vec<u32> {
 /// Check that `y` holds `n` labels of at least two classes.
 pub(crate) fn check_labels(y: &[u32], n: usize) -> Result<()> {
     if y.len() != n {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "{} labels for {n} embeddings",
             y.len()
         )));
@@ -189,7 +189,7 @@ pub(crate) fn check_labels(y: &[u32], n: usize) -> Result<()> {
         }
     }
     if classes.len() < 2 {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "need at least 2 classes, the labels hold {}",
             classes.len()
         )));
@@ -338,6 +338,12 @@ mod tests {
         let folds: Vec<usize> = (0..20).map(|i| if i < 10 { 0 } else { 2 }).collect();
         let e = evaluate(Evaluator::LogReg, &x, 20, 2, &y, Some(&folds), 0).unwrap_err();
         assert!(e.to_string().contains("fold 1 is empty"), "{e}");
+        // inputs that do not fit together are input errors, a bad setting a config one
+        assert!(matches!(e, Error::Input(_)));
+        let e = evaluate(Evaluator::LogReg, &x, 20, 2, &y[..19], None, 0).unwrap_err();
+        assert!(matches!(e, Error::Input(_)));
+        let e = "svm".parse::<Evaluator>().unwrap_err();
+        assert!(matches!(e, Error::Config(_)));
     }
 
     #[test]

@@ -241,7 +241,7 @@ fn npy_bytes(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
 /// The `.npy` bytes of a row-major `n × d` float32 matrix.
 pub fn f32_matrix_bytes(x: &[f32], n: usize, d: usize) -> Result<Vec<u8>> {
     if x.len() != n * d {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "{} values for a {n} × {d} matrix",
             x.len()
         )));

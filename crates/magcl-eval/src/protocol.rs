@@ -49,7 +49,7 @@ fn check_class_sizes(y: &[u32], k: usize) -> Result<()> {
     }
     counts.sort_unstable();
     if let Some((c, cnt)) = counts.iter().find(|(_, cnt)| *cnt < k) {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "class {c} has {cnt} member(s), fewer than the {k} folds"
         )));
     }
@@ -122,7 +122,7 @@ impl Protocol for GivenFolds {
 /// Validate user-given fold indices; returns the number of folds.
 fn check_folds(folds: &[usize], n: usize) -> Result<usize> {
     if folds.len() != n {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "{} fold indices for {n} samples",
             folds.len()
         )));
@@ -130,7 +130,7 @@ fn check_folds(folds: &[usize], n: usize) -> Result<usize> {
     // Checked before the per-fold counts are allocated: without gaps, every fold index
     // is below the number of samples.
     if let Some((i, f)) = folds.iter().enumerate().find(|(_, &f)| f >= n) {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "fold index {f} of sample {i} is not below the number of samples ({n}); fold indices must be 0..k without gaps"
         )));
     }
@@ -143,7 +143,7 @@ fn check_folds(folds: &[usize], n: usize) -> Result<usize> {
         sizes[f] += 1;
     }
     if let Some(f) = sizes.iter().position(|&s| s == 0) {
-        return Err(Error::Config(format!(
+        return Err(Error::Input(format!(
             "fold {f} is empty (fold indices must be 0..{k} without gaps)"
         )));
     }
@@ -177,7 +177,7 @@ impl<P: Protocol> Protocol for WithValidation<P> {
             .enumerate()
             .map(|(fold, s)| {
                 if !s.val.is_empty() {
-                    return Err(Error::Config(format!(
+                    return Err(Error::Input(format!(
                         "{}: outer split {fold} already has a validation part",
                         self.outer.name()
                     )));
@@ -206,7 +206,7 @@ impl Protocol for FixedSplits {
     }
     fn splits(&self, _y: &[u32], n: usize, _seed: u64) -> Result<Vec<Split>> {
         if self.splits.is_empty() {
-            return Err(Error::Config(format!("{}: no splits given", self.name)));
+            return Err(Error::Input(format!("{}: no splits given", self.name)));
         }
         check_indices(&self.splits, n, |k| format!("{} split {k}", self.name))?;
         Ok(self.splits.clone())
@@ -227,7 +227,7 @@ pub(crate) fn check_indices(
             .chain(&s.test)
             .find(|&&i| i >= n)
         {
-            return Err(Error::Config(format!(
+            return Err(Error::Input(format!(
                 "{}: sample index {i} out of range (n = {n})",
                 name(k)
             )));

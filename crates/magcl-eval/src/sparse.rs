@@ -32,7 +32,7 @@ impl SparseRows {
             row.sort_by_key(|&(c, _)| c);
             for (c, v) in row {
                 if c as usize >= d {
-                    return Err(Error::Config(format!(
+                    return Err(Error::Input(format!(
                         "sparse row {i}: column {c} is out of range (the rows have {d} columns)"
                     )));
                 }
