@@ -10,6 +10,10 @@
 #   adgcl configs/graph_large.toml --only method=adgcl --jobs 5
 #   node  configs/node_large.toml --only dataset=Coauthor-CS --only seed=3,4 --jobs 8
 #   node  configs/positive_control_photo.toml --out results/positive_control/magcl_photo.csv --jobs 8
+# A line whose bench arguments start with `--bin DIR` runs .devcarry/DIR/magcl instead of
+# .devcarry/bin/magcl (a table still being filled by an older commit's binaries beside a
+# new one), e.g.
+#   new   configs/node_large_methods.toml --bin bin-new --jobs 6
 # BUDGET seconds after the start (default 540) every bench still running is killed with
 # its workers; a cell killed mid-training continues from its checkpoint at the next call
 # (`--resume`), a cell with no training (a raw-features probe) starts again. Then:
@@ -55,9 +59,15 @@ lane() {  # NAME: runs that lane's lines in order
   grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | while read -r l cfg args; do
     [ "$l" = "$name" ] || continue
     [ "$(date +%s)" -lt "$((END - 20))" ] || break
-    log "$name: bench $cfg $args"
+    local bin=$M
+    if [ "${args%% *}" = --bin ]; then  # `--bin DIR` first: that folder's binaries
+      args=${args#--bin }
+      bin=$D/${args%% *}/magcl
+      args=${args#* }
+    fi
+    log "$name: $bin bench $cfg $args"
     # shellcheck disable=SC2086 # args is a list of bench arguments
-    "$M" bench "$cfg" --resume --threads 1 --device cuda $args >> "$OUT/$name.log" 2>&1
+    "$bin" bench "$cfg" --resume --threads 1 --device cuda $args >> "$OUT/$name.log" 2>&1
     log "$name: exit $?"
   done
 }
@@ -70,7 +80,7 @@ while [ "$(date +%s)" -lt "$END" ] && [ -n "$(jobs -r)" ]; do sleep 2; done
 # that outlives its killed workers starts new cells while this script packs.
 for _ in 1 2 3 4 5; do
   pkill -9 -x magcl-torch 2>/dev/null
-  pkill -9 -f "$D/bin/magcl" 2>/dev/null
+  pkill -9 -f "$D/bin" 2>/dev/null
   sleep 1
   pgrep -x magcl-torch > /dev/null || break
 done
