@@ -31,6 +31,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("node_methods.toml", 800),
         ("graph_methods.toml", 1200),
         ("pretrain_size.toml", 560),
+        ("pretrain_size_large.toml", 180),
         ("node_large.toml", 300),
         ("node_large_methods.toml", 270),
         ("graph_large.toml", 200),
