@@ -1,9 +1,8 @@
 //! Graph-level augmentation settings.
-use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::params::{bad, check_ratio, ParamGuard, Section};
+use crate::params::{bad, check_ratio, ParamGuard, Section, SettingError};
 
 /// Graph-level augmentation settings.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]

@@ -13,7 +13,6 @@
 //! AD-GCL+MA (result rows name it `adgcl-fixed`); with MA it is AD-GCL+MA (the MA-GCL
 //! appendix), the original graph following schedule K and the augmented view K′ (the loss
 //! is symmetric, so `ma.k_branch` keeps K on the original graph).
-use crate::params::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Kind, Tensor};
 
@@ -27,10 +26,10 @@ use crate::graph::{Batch, GraphTensors};
 use crate::loss::{InfoNce, InfoNceParams};
 use crate::ma::{self, MaParams, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
-use crate::params::Task;
 use crate::params::{
     bad, check_ratio, check_size, section, MethodTable, ParamGuard, Section, MAX_WIDTH,
 };
+use crate::params::{SettingError, Task};
 use crate::rng::{self, streams};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};

@@ -19,7 +19,6 @@
 //! that view, so a prediction of view 1 is pulled towards the target's embedding of view 2
 //! made with the other propagation count: the asymmetry MA adds to a two-view method. The
 //! evaluation encoder is one plain hop per layer. docs/ma.md.
-use crate::params::SettingError;
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
 
@@ -35,7 +34,9 @@ use crate::nn::gcn::{
     Activation, ActivationKind, GcnEncoder, GcnShape, Propagation, GCN_BN_MOMENTUM,
 };
 use crate::nn::mlp::{linear, Init};
-use crate::params::{check_ratio, section, MethodTable, ParamGuard, Section, MAX_EPOCHS};
+use crate::params::{
+    check_ratio, section, MethodTable, ParamGuard, Section, SettingError, MAX_EPOCHS,
+};
 use crate::train::encoder::calibrate_norms;
 use crate::train::node::{
     code_ma_ranges, host_matrix, train_epochs_from, EpochStep, NodeParams, NodePreset, NodeVariant,

@@ -25,7 +25,6 @@
 //! describes; `"threshold"` reproduces the code. Where all weights are equal (a regular
 //! graph) every probability is `p_i` (the code divides 0 by 0). `scheme = "uniform"` is
 //! GRACE.
-use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::grace::{grace_row, preset_from_row, GraceRow};
@@ -36,7 +35,7 @@ use crate::error::Result;
 use crate::graph::DegreeOf;
 use crate::nn::gcn::{ActivationKind, GcnShape};
 use crate::nn::mlp::Init;
-use crate::params::{check_ratio, section, ParamGuard, Section};
+use crate::params::{check_ratio, section, ParamGuard, Section, SettingError};
 use crate::train::node::{directed_edges, AdaptiveDrops, NodeParams, NodeRunner, NodeVariant};
 
 /// GCA's own settings (a config's `gca` section).

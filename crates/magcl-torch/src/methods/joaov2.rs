@@ -15,7 +15,6 @@
 //! step after the last epoch is skipped: it changes nothing the code evaluates.
 //!
 //! With MA the two branches follow K and K′ as GraphCL's do (`ma.k_branch`).
-use crate::params::SettingError;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
@@ -30,7 +29,7 @@ use crate::graph::{Batch, GraphView};
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
 use crate::nn::{GinEncoder, GinStyle, Init, Mlp};
-use crate::params::{section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section, SettingError};
 use crate::rng::{self, streams, Rng};
 use crate::train::encoder::{calibrate_batch_norm, embed_encoder};
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};

@@ -15,15 +15,14 @@
 //! [`NodeVariant`]: crate::train::node::NodeVariant
 //! [`NodeRunner`]: crate::train::node::NodeRunner
 //! [`EpochStep`]: crate::train::node::EpochStep
-use crate::params::SettingError;
 use tch::Device;
 
 use crate::error::{Error, Result};
 use crate::loss::InfoNceParams;
 use crate::ma::MaParams;
 use crate::nn::GinParams;
-use crate::params::Task;
 use crate::params::{bad, Checked, MethodTable, ParamGuard, SectionSpec};
+use crate::params::{SettingError, Task};
 use crate::train::graph::GraphData;
 use crate::train::state::{Resume, StateVisitor};
 use crate::train::{TrainLog, TrainParams};

@@ -16,7 +16,6 @@
 //! With MA the adjacency view (the unaugmented one) follows K and the diffusion view K′;
 //! K propagations of a layer apply its view's matrix K times (K = 0: no propagation).
 //! Evaluation runs both encoders with `ma.eval_k` (docs/ma.md, "MVGRL").
-use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 use tch::nn::{self, Module};
 use tch::{Device, Tensor};
@@ -32,7 +31,7 @@ use crate::nn::gcn::GcnLayer;
 use crate::nn::mlp::linear;
 use crate::nn::ops::sum_pool;
 use crate::nn::Init;
-use crate::params::{section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section, SettingError};
 use crate::train::encoder::embed_in_chunks;
 use crate::train::graph::{GraphData, GraphMethod, GraphRunner};
 use crate::train::optim::Adam;

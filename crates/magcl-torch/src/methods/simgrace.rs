@@ -5,7 +5,6 @@
 //! supplies the candidates (the negatives). With MA, `ma.k_branch` says which branch
 //! follows schedule K: the clean one under `unaugmented` (the default) and `negatives`, the
 //! perturbed one under `anchor`; the other follows K′.
-use crate::params::SettingError;
 use tch::{Device, Tensor};
 
 use super::CheckedParts;
@@ -15,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::graph::Batch;
 use crate::loss::InfoNce;
 use crate::ma::{self, ScheduleSampler};
-use crate::params::{section, MethodTable, ParamGuard, Section};
+use crate::params::{section, MethodTable, ParamGuard, Section, SettingError};
 use crate::rng::{self, streams};
 use crate::train::branches;
 use crate::train::encoder::{sorted_vars, Tower};

@@ -16,13 +16,12 @@
 //! With MA the encoder is evaluated with MA's evaluation schedule (`ma.eval_k`), so an MA
 //! reading that changes the evaluation encoder has its own untrained floor. The
 //! node-level base model has no batch norm: `batch_norm` changes nothing there.
-use crate::params::SettingError;
 use serde::{Deserialize, Serialize};
 
 use super::registry;
 use super::{Embed, Embeddings, Method, MethodEntry, Preset, PresetRequest, Selection};
 use crate::error::Result;
-use crate::params::{bad, section, ParamGuard, Section, Task};
+use crate::params::{bad, section, ParamGuard, Section, SettingError, Task};
 use crate::train::TrainLog;
 
 /// The `untrained` settings (a config's `untrained` section).

@@ -7,7 +7,6 @@
 //! sets); where every node has the same row (IMDB-BINARY, IMDB-MULTI: no labels), the
 //! node's degree. `wl.iterations` (h, default 3) sets the depth; the features count the
 //! colours of iterations 0..=h ([`crate::data::wl`]).
-use crate::params::SettingError;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ use super::{Embeddings, MethodEntry, Preset, PresetRequest};
 use crate::data::wl::{CountFeatures, WlGraph};
 use crate::error::Result;
 use crate::eval::SparseRows;
-use crate::params::{check_size, section, ParamGuard, Section, MAX_DEPTH};
+use crate::params::{check_size, section, ParamGuard, Section, SettingError, MAX_DEPTH};
 use crate::train::graph::GraphData;
 use crate::train::FixedEmbeddings;
 

@@ -1,8 +1,7 @@
 //! The GIN encoder's parameters: width, depth, ε, and how a layer reads an MA
 //! propagation count (the GIN mode and the filter's π).
 use crate::error::Result;
-use crate::params::SettingError;
-use crate::params::{check_size, ParamGuard, MAX_DEPTH, MAX_WIDTH};
+use crate::params::{check_size, ParamGuard, SettingError, MAX_DEPTH, MAX_WIDTH};
 
 /// How GIN layers are read as schedules under MA (declared with MA's settings in
 /// magcl-config).

@@ -28,12 +28,11 @@
 //! built method is to the runner, whatever its level — [`Method`], [`Embed`],
 //! [`Selection`] — stays in [`crate::methods`] with the registry, because the registry's
 //! constructor ([`crate::methods::BuildFn`]) returns it.
-use crate::params::SettingError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::{Error, Result};
 use crate::methods::{Embed, Embeddings, Method, Selection};
-use crate::params::{check_size, ParamGuard, MAX_BATCH_SIZE, MAX_EPOCHS};
+use crate::params::{check_size, ParamGuard, SettingError, MAX_BATCH_SIZE, MAX_EPOCHS};
 use crate::train::state::{Resume, StateVisitor};
 use graph::Pretrain;
 

@@ -9,7 +9,6 @@
 //! schedule ([`BestTest`]). The base model itself — two views, one encoder whose passes
 //! follow the MA schedules, InfoNCE — is its method's file, `methods/base.rs`.
 
-use crate::params::SettingError;
 use std::time::Instant;
 
 use tch::{Device, Kind, Tensor};
@@ -29,8 +28,8 @@ use crate::methods::{Embed, Embeddings, Method, MethodParams, Preset, Selection}
 use crate::nn::gcn::{ActivationKind, Features, GcnShape, Propagation};
 use crate::nn::mlp::Init;
 use crate::params::{
-    check_ratio, check_size, Checked, MethodTable, ParamGuard, Section, Task, MAX_DEPTH,
-    MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
+    check_ratio, check_size, Checked, MethodTable, ParamGuard, Section, SettingError, Task,
+    MAX_DEPTH, MAX_EPOCHS, MAX_RESTARTS, MAX_WIDTH,
 };
 use crate::rng::{self, streams};
 use crate::train::state::{Resume, StateVisitor};
