@@ -16,17 +16,22 @@
 #   new   configs/node_large_methods.toml --bin bin-new --jobs 6
 # BUDGET seconds after the start (default 540) every bench still running is killed with
 # its workers; a cell killed mid-training continues from its checkpoint at the next call
-# (`--resume`), a cell with no training (a raw-features probe) starts again. Then:
+# (`--resume`), a cell with no training (a raw-features probe) starts again. The machine
+# returns at most 8 files of $OUT, 16 MiB each and 64 MiB together, and drops the rest
+# without a word (a call once lost its rows.tgz that way, behind four lane logs and four
+# checkpoint pieces), so this writes at most five:
 #   $OUT/rows.tgz           every file under results/ written by this call, checkpoints aside
-#   $OUT/ckpt.tgz.NN        the checkpoints written by this call: one archive cut in
-#                           pieces of 15 MiB (a returned file may have 16; a Coauthor-CS
-#                           checkpoint alone is about 21 MB)
-#   $OUT/LANE.log           each lane's bench output; $OUT/plan.log what ran when
-# Extract rows.tgz at the repository root here, commit, and carry the checkpoints to the
-# next call as .devcarry/prev_ckpt.tgz.NN (joined and extracted first, with
-# .devcarry/prev.tgz; a call carries at most 64 MiB in all, so leave out what does not
-# fit: those cells start again). Two lanes must not write the same CSV: a bench locks its
-# output, and the second stops at once.
+#   $OUT/logs.tgz           each lane's bench output (LANE.log) and plan.log, what ran when
+#   $OUT/ckpt.tgz.NN        at most 3 pieces of 15 MiB: the checkpoints written by this call,
+#                           those with the most epochs done first, as many whole files as
+#                           fit (a call carries at most 64 MiB in all, so more could not
+#                           travel back anyway); plan.log names those left behind
+# Extract rows.tgz at the repository root here and commit it before the next call (files
+# that git does not track or ignore are replaced by this machine's copy there), and carry
+# the checkpoints to the next call as .devcarry/prev_ckpt.tgz.NN (joined and extracted
+# first, with .devcarry/prev.tgz; a call carries at most 64 MiB in all, so leave out what
+# does not fit: those cells start again). Two lanes must not write the same CSV: a bench
+# locks its output, and the second stops at once.
 # Carried in .devcarry/: bin/ (magcl, magcl-torch; stripped, built here) and mirror/.
 # (A bench started with `timeout $(seconds left)` runs without limit once that number
 # reaches 0, so this script ends benches by the clock instead.)
@@ -52,8 +57,9 @@ if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | 
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 MARK=$(mktemp)
 touch -d "@$START" "$MARK"
-log() { echo "$(date -u +%T) +$(($(date +%s) - START))s $*" >> "$OUT/plan.log"; }
-nvidia-smi -L >> "$OUT/plan.log" 2>&1
+LOGS=$(mktemp -d)  # lane logs and plan.log, returned as one file ($OUT/logs.tgz)
+log() { echo "$(date -u +%T) +$(($(date +%s) - START))s $*" >> "$LOGS/plan.log"; }
+nvidia-smi -L >> "$LOGS/plan.log" 2>&1
 lane() {  # NAME: runs that lane's lines in order
   local name=$1 l cfg
   grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | while read -r l cfg args; do
@@ -67,7 +73,7 @@ lane() {  # NAME: runs that lane's lines in order
     fi
     log "$name: $bin bench $cfg $args"
     # shellcheck disable=SC2086 # args is a list of bench arguments
-    "$bin" bench "$cfg" --resume --threads 1 --device cuda $args >> "$OUT/$name.log" 2>&1
+    "$bin" bench "$cfg" --resume --threads 1 --device cuda $args >> "$LOGS/$name.log" 2>&1
     log "$name: exit $?"
   done
 }
@@ -88,9 +94,22 @@ wait 2>/dev/null
 log "stopped; packing"
 find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
   | tar czf "$OUT/rows.tgz" --null -T -
-find results -type f -path '*.checkpoints/*' -newer "$MARK" -print0 > "$MARK.ckpt"
+# checkpoints, most epochs done first, whole files up to 45 MiB
+: > "$MARK.ckpt"; left=""; total=0
+while read -r _ size f; do
+  if [ $((total + size)) -le $((45 * 1024 * 1024)) ]; then
+    printf '%s\0' "$f" >> "$MARK.ckpt"; total=$((total + size))
+  else
+    left="$left $f"
+  fi
+done < <(find results -type f -path '*.checkpoints/*' -newer "$MARK" -printf '%s %p\n' |
+  while read -r size f; do
+    echo "$(head -c 400 "$f" | grep -a -o '"epochs_done":[0-9]*' | cut -d: -f2) $size $f"
+  done | sort -rn)
 if [ -s "$MARK.ckpt" ]; then
   tar czf - --null -T "$MARK.ckpt" | split -b 15M -d - "$OUT/ckpt.tgz."
 fi
+[ -n "$left" ] && log "checkpoints left behind (over 45 MiB):$left"
 n=$(find "$OUT" -maxdepth 1 -name 'ckpt.tgz.*' | wc -l)
 log "packed: $(tar tzf "$OUT/rows.tgz" | wc -l) result files, checkpoints in $n piece(s)"
+tar czf "$OUT/logs.tgz" -C "$LOGS" .
