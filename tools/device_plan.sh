@@ -18,7 +18,7 @@
 # its workers; a cell killed mid-training continues from its checkpoint at the next call
 # (`--resume`), a cell with no training (a raw-features probe) starts again. The machine
 # returns at most 8 files of $OUT, 16 MiB each and 64 MiB together, and drops the rest
-# without a word (a call once lost its rows.tgz that way, behind four lane logs and four
+# without a word (a call once lost its rows.tgz that way, behind four log files and four
 # checkpoint pieces), so this writes at most five:
 #   $OUT/rows.tgz           every file under results/ written by this call, checkpoints aside
 #   $OUT/logs.tgz           each lane's bench output (LANE.log) and plan.log, what ran when
