@@ -103,8 +103,9 @@ while read -r _ size f; do
     left="$left $f"
   fi
 done < <(find results -type f -path '*.checkpoints/*' -newer "$MARK" -printf '%s %p\n' |
-  while read -r size f; do
-    echo "$(head -c 400 "$f" | grep -a -o '"epochs_done":[0-9]*' | cut -d: -f2) $size $f"
+  while read -r size f; do  # a header without the count (not a checkpoint) sorts last
+    e=$(head -c 400 "$f" | grep -a -o '"epochs_done":[0-9]*' | cut -d: -f2)
+    echo "${e:-0} $size $f"
   done | sort -rn)
 if [ -s "$MARK.ckpt" ]; then
   tar czf - --null -T "$MARK.ckpt" | split -b 15M -d - "$OUT/ckpt.tgz."
