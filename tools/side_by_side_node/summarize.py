@@ -6,7 +6,9 @@ With EARLIER_PER_SEED.csv (a magcl-only rerun, MAGCL_ONLY=1 in device_run.sh), t
 code's rows come from that earlier table: its runs do not depend on magcl's binary.
 Writes OUT_DIR/per_seed.csv (one row per program, method, data set, seed, evaluator) and
 OUT_DIR/summary.md (means, standard deviations, min–max, Welch's t-test of magcl against
-the official code per evaluator; seconds per epoch and per run from the speed runs).
+the official code per evaluator; seconds per epoch and per run from the speed runs; each
+run's training loss at its first and last epoch where its log has them: magcl's JSON
+always, the official GCA code's with `--verbose train`).
 """
 import csv
 import glob
@@ -39,12 +41,29 @@ def epoch_seconds(prog, meth, path):
     return [float(v) for v in re.findall(r"\(S\) \| epoch \d+ seconds ([0-9.]+)", text)]
 
 
+def losses(prog, meth, path):
+    """The training loss of every epoch a run's log holds ([] when it holds none)."""
+    text = open(path).read()
+    if prog == "magcl":
+        return json.loads(text).get("epoch_losses") or []
+    if meth == "grace":
+        return []
+    return [float(v) for v in re.findall(r"\(T\) \| Epoch=\d+, loss=([0-9.]+)", text)]
+
+
+def split_key(key):
+    """program, method, data set, seed from a log's key (data set names may hold '-')."""
+    prog, meth, rest = key.split("-", 2)
+    ds, seed = rest.rsplit("-", 1)
+    return prog, meth, ds, seed
+
+
 def main():
     logs, out = sys.argv[1], sys.argv[2]
     rows = []
     for f in sorted(glob.glob(f"{logs}/acc-*.cross.csv")):
         key = os.path.basename(f)[len("acc-"):-len(".cross.csv")]
-        prog, meth, ds, seed = key.split("-")
+        prog, meth, ds, seed = split_key(key)
         own = own_accuracy(prog, meth, f"{logs}/acc-{key}.out")
         rows.append((prog, meth, ds, int(seed), "own", own))
         for r in csv.DictReader(open(f)):
@@ -66,11 +85,13 @@ def main():
     def values(prog, meth, ds, ev):
         return [r[5] for r in rows if r[:3] == (prog, meth, ds) and r[4] == ev]
 
+    order = ["Cora", "CiteSeer", "Amazon-Photo"]
+    sets = [d for d in order if any(r[2] == d for r in rows)]
     lines = ["| method | data set | evaluator | official | magcl | magcl − official | Welch p |",
              "|---|---|---|---|---|--:|--:|"]
     # gcacode: magcl's GCA with gca.absent_columns = "threshold" (the released code's handling)
     for meth, mmeth in [("grace", "grace"), ("gca", "gca"), ("gca", "gcacode")]:
-        for ds in ["Cora", "CiteSeer"]:
+        for ds in sets:
             for ev in ["own", "grace-eval", "gca-eval"]:
                 o, m = values("official", meth, ds, ev), values("magcl", mmeth, ds, ev)
                 if len(o) < 2 or len(m) < 2:
@@ -83,7 +104,7 @@ def main():
                              f"{st.mean(m) - st.mean(o):+.2f} | {p:.3f} |")
     lines += ["", "| method | data set | program | s/epoch (median, min–max) | whole run s |",
               "|---|---|---|---|--:|"]
-    for ds in ["Cora", "CiteSeer"]:
+    for ds in sets:
         for meth in ["grace", "gca"]:
             for prog in ["official", "magcl"]:
                 path = f"{logs}/speed-{prog}-{meth}-{ds}-0.out"
@@ -93,6 +114,17 @@ def main():
                 run = float(open(f"{logs}/speed-{prog}-{meth}-{ds}-0.done").read())
                 lines.append(f"| {meth} | {ds} | {prog} | {st.median(e):.4f} "
                              f"({min(e):.4f}–{max(e):.4f}) | {run:.1f} |")
+    loss_lines = []
+    for f in sorted(glob.glob(f"{logs}/acc-*.out")):
+        prog, meth, ds, seed = split_key(os.path.basename(f)[len("acc-"):-len(".out")])
+        ls = losses(prog, meth, f)
+        if ls:
+            loss_lines.append((ds, meth, prog, int(seed), ls[0], ls[-1], len(ls)))
+    if loss_lines:
+        lines += ["", "| data set | method | program | seed | loss, first epoch | loss, last epoch "
+                  "| epochs |", "|---|---|---|--:|--:|--:|--:|"]
+        for ds, meth, prog, seed, first, last, n in sorted(loss_lines):
+            lines.append(f"| {ds} | {meth} | {prog} | {seed} | {first:.4f} | {last:.4f} | {n} |")
     open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
