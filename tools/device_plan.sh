@@ -35,13 +35,23 @@
 # Carried in .devcarry/: bin/ (magcl, magcl-torch; stripped, built here) and mirror/.
 # (A bench started with `timeout $(seconds left)` runs without limit once that number
 # reaches 0, so this script ends benches by the clock instead.)
+#
+# Check a plan here before spending device time on it:
+#   bash tools/device_plan.sh --check PLAN
+# runs each line's bench with --dry-run (no --device: this machine has no GPU) through
+# MAGCL (default target/release/magcl; the cells are the same whatever the binary's
+# commit, the config decides them), with MAGCL_DATA_MIRROR as set here, and prints the
+# cells each line would run; a line that fails (an --only value no cell has, a config
+# that does not parse) or has nothing left to run is named and the check exits 1.
 set -u
+CHECK=0
+if [ "${1:-}" = --check ]; then CHECK=1; shift; fi
 PLAN=${1:?plan file}
 D=$PWD/.devcarry
 M=$D/bin/magcl
 START=$(date +%s)
 END=$((START + ${BUDGET:-540}))
-OUT=${OUT:?the device machine sets OUT}
+[ "$CHECK" = 1 ] || OUT=${OUT:?the device machine sets OUT}
 # Two lanes must not write one CSV (the second bench stops at once on its lock): refuse
 # such a plan before anything runs. A line writes to its --out, else to its config's.
 clash=$(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{
@@ -50,6 +60,19 @@ clash=$(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{
 if [ -n "$clash" ]; then
   echo "error: $PLAN: lanes of different names write $clash; put those lines in one lane" >&2
   exit 2
+fi
+if [ "$CHECK" = 1 ]; then
+  bad=0
+  while read -r l cfg args; do
+    [ "${args%% *}" = --bin ] && { args=${args#--bin }; args=${args#* }; }
+    # shellcheck disable=SC2086 # args is a list of bench arguments
+    if ! res=$("${MAGCL:-target/release/magcl}" bench "$cfg" --resume --dry-run $args 2>&1); then
+      echo "$l: $cfg $args"; echo "  FAILS: $(echo "$res" | tail -n 1)"; bad=1; continue
+    fi
+    echo "$l: $cfg $args"; echo "  $(echo "$res" | tail -n 1)"
+    if echo "$res" | tail -n 1 | grep -q ' 0 to run'; then echo "  (nothing to run)"; bad=1; fi
+  done < <(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN")
+  exit $bad
 fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
 if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | tar xzf -; fi
