@@ -52,9 +52,20 @@ M=$D/bin/magcl
 START=$(date +%s)
 END=$((START + ${BUDGET:-540}))
 [ "$CHECK" = 1 ] || OUT=${OUT:?the device machine sets OUT}
+plan_lines() { grep -v '^[[:space:]]*\(#\|$\)' "$PLAN"; }  # the plan without blank lines and comments
+# A line's bench arguments: LINE_BIN is .devcarry/DIR/magcl after a leading `--bin DIR`,
+# else $M; LINE_ARGS the arguments without it.
+split_bin() {
+  LINE_BIN=$M LINE_ARGS=$1
+  if [ "${1%% *}" = --bin ]; then
+    LINE_ARGS=${1#--bin }
+    LINE_BIN=$D/${LINE_ARGS%% *}/magcl
+    LINE_ARGS=${LINE_ARGS#* }
+  fi
+}
 # Two lanes must not write one CSV (the second bench stops at once on its lock): refuse
 # such a plan before anything runs. A line writes to its --out, else to its config's.
-clash=$(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{
+clash=$(plan_lines | awk '{
   out = $2; for (i = 3; i < NF; i++) if ($i == "--out") out = $(i + 1)
   if ((out in lane) && lane[out] != $1) print out; lane[out] = $1 }')
 if [ -n "$clash" ]; then
@@ -64,14 +75,18 @@ fi
 if [ "$CHECK" = 1 ]; then
   bad=0
   while read -r l cfg args; do
-    [ "${args%% *}" = --bin ] && { args=${args#--bin }; args=${args#* }; }
-    # shellcheck disable=SC2086 # args is a list of bench arguments
-    if ! res=$("${MAGCL:-target/release/magcl}" bench "$cfg" --resume --dry-run $args 2>&1); then
-      echo "$l: $cfg $args"; echo "  FAILS: $(echo "$res" | tail -n 1)"; bad=1; continue
+    split_bin "$args"
+    echo "$l: $cfg $LINE_ARGS"
+    # shellcheck disable=SC2086 # LINE_ARGS is a list of bench arguments
+    res=$("${MAGCL:-target/release/magcl}" bench "$cfg" --resume --dry-run $LINE_ARGS 2>&1)
+    rc=$? last=$(tail -n 1 <<< "$res")
+    if [ $rc -ne 0 ]; then
+      echo "  FAILS: $last"; bad=1
+    else
+      echo "  $last"
+      case $last in *" 0 to run"*) echo "  (nothing to run)"; bad=1;; esac
     fi
-    echo "$l: $cfg $args"; echo "  $(echo "$res" | tail -n 1)"
-    if echo "$res" | tail -n 1 | grep -q ' 0 to run'; then echo "  (nothing to run)"; bad=1; fi
-  done < <(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN")
+  done < <(plan_lines)
   exit $bad
 fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
@@ -85,22 +100,17 @@ log() { echo "$(date -u +%T) +$(($(date +%s) - START))s $*" >> "$LOGS/plan.log";
 nvidia-smi -L >> "$LOGS/plan.log" 2>&1
 lane() {  # NAME: runs that lane's lines in order
   local name=$1 l cfg
-  grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | while read -r l cfg args; do
+  plan_lines | while read -r l cfg args; do
     [ "$l" = "$name" ] || continue
     [ "$(date +%s)" -lt "$((END - 20))" ] || break
-    local bin=$M
-    if [ "${args%% *}" = --bin ]; then  # `--bin DIR` first: that folder's binaries
-      args=${args#--bin }
-      bin=$D/${args%% *}/magcl
-      args=${args#* }
-    fi
-    log "$name: $bin bench $cfg $args"
-    # shellcheck disable=SC2086 # args is a list of bench arguments
-    "$bin" bench "$cfg" --resume --threads 1 --device cuda $args >> "$LOGS/$name.log" 2>&1
+    split_bin "$args"
+    log "$name: $LINE_BIN bench $cfg $LINE_ARGS"
+    # shellcheck disable=SC2086 # LINE_ARGS is a list of bench arguments
+    "$LINE_BIN" bench "$cfg" --resume --threads 1 --device cuda $LINE_ARGS >> "$LOGS/$name.log" 2>&1
     log "$name: exit $?"
   done
 }
-for name in $(grep -v '^[[:space:]]*\(#\|$\)' "$PLAN" | awk '{print $1}' | sort -u); do
+for name in $(plan_lines | awk '{print $1}' | sort -u); do
   lane "$name" &
 done
 while [ "$(date +%s)" -lt "$END" ] && [ -n "$(jobs -r)" ]; do sleep 2; done

@@ -122,14 +122,12 @@ runs() {  # the accuracy runs, one a line: program method dataset seed
 runs | sed 's/$/ acc/' | timeout "$(left)" xargs -P ${P:-10} -L 1 bash -c 'one $0 $1 $2 $3 $4'
 echo "phase 1: $(ls $KEEP/logs/acc-*.done 2>/dev/null | wc -l) of $(runs | wc -l) runs done, $(left) s left"
 # phase 2: speed, one at a time
-n_speed=0
 if [ "$(left)" -gt 60 ]; then
   for ds in $SETS; do for prog in $PROGS; do for meth in $METHODS; do
-    n_speed=$((n_speed + 1))
     [ "$(left)" -gt 30 ] && timeout "$(left)" bash -c "one $prog $meth $ds 0 speed"
   done; done; done
 fi
-echo "phase 2: $(ls $KEEP/logs/speed-*.done 2>/dev/null | wc -l) of $n_speed runs done, $(left) s left"
+echo "phase 2: $(ls $KEEP/logs/speed-*.done 2>/dev/null | wc -l) of $(( $(wc -w <<< "$SETS") * $(wc -w <<< "$PROGS") * $(wc -w <<< "$METHODS") )) runs done, $(left) s left"
 [ "$SMOKE" = 1 ] && { cat $KEEP/logs/*.cross.csv; ls $KEEP/logs; exit 0; }
 tar czf $OUT/sbs_prev.tgz $KEEP
 ls -la $OUT
