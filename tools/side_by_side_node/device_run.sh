@@ -13,8 +13,9 @@
 # (the official GRACE code has settings for Cora and CiteSeer only). A run that the call's
 # end kills is lost (only whole runs are kept), and the official GCA on Amazon-Photo takes
 # about 0.2 s an epoch with 10 runs sharing the H200: 2,000 epochs do not fit one call at
-# P=10. SEEDS picks the seeds of a call, e.g. SEEDS="0 1 2 3 4" P=5 for a call's share. The official GCA
-# runs print their loss every epoch (`--verbose train,final`), which summarize.py reads.
+# P=10. SEEDS picks the seeds of a call, e.g. SEEDS="0 1 2 3 4" P=5 for a call's share.
+# The official GCA runs print their loss every epoch (`--verbose train,final`), which
+# summarize.py reads.
 # Each accuracy run's final embeddings go through both official evaluators (cross_eval.py)
 # and are then deleted.
 # Carried in .devcarry/: new/magcl-torch (stripped), mirror/planetoid (mirror/npz for the
