@@ -16,6 +16,17 @@ fn resolve(
     })
 }
 
+/// `run` seeds libtorch's process-wide generator and draws the initial weights from it
+/// (the crate's own tests hold `rng::torch_lock` for that reason), and it sets libtorch's
+/// process-wide thread count for parts of a run (`crates/magcl-torch/src/eval_node.rs`).
+/// The harness runs this file's tests side by side in one process, so one test's draws
+/// could land between another's, whose two runs would then differ (seen once, under load:
+/// `untrained-graphcl`'s fold accuracies). The tests that run take turns.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn cpu() -> RunOptions {
     RunOptions {
         device: magcl_torch::experiment::device::DeviceSpec::Cpu,
@@ -25,6 +36,7 @@ fn cpu() -> RunOptions {
 
 #[test]
 fn graph_floors_run_by_name_far_above_chance_on_the_synthetic_set() {
+    let _turn = one_at_a_time();
     // BA-2Motifs-style graphs: a house or a 5-cycle on a random base. WL counts see the
     // motif's subtrees; an untrained GIN's sum pool does too.
     for (method, overrides, label) in [
@@ -60,6 +72,7 @@ fn graph_floors_run_by_name_far_above_chance_on_the_synthetic_set() {
 
 #[test]
 fn node_floors_run_by_name_on_the_planted_partition() {
+    let _turn = one_at_a_time();
     let data = "synthetic-node:300:1200:40:3";
     for (method, label) in [("untrained", "untrained-base"), ("features", "features")] {
         let cfg = resolve(method, data, serde_json::json!({})).unwrap();
