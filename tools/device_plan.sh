@@ -32,6 +32,13 @@
 # first, with .devcarry/prev.tgz; a call carries at most 64 MiB in all, so leave out what
 # does not fit: those cells start again). Two lanes must not write the same CSV: a bench
 # locks its output, and the second stops at once.
+# Calls fired back to back need no extraction in between: the machine keeps what git
+# ignores while it stays warm (it is released about 30 s after a call ends), so each call
+# also leaves a copy of the result files it wrote in .devstate/ (ignored), and the next
+# call on that machine puts back each stashed file of which the carried one is a prefix
+# (rows and manifests are only appended to; a carried file that differs otherwise wins,
+# and plan.log says so). Cells finished by an earlier call are then not run again, and
+# the last call's rows.tgz holds them all.
 # Carried in .devcarry/: bin/ (magcl, magcl-torch; stripped, built here) and mirror/.
 # (A bench started with `timeout $(seconds left)` runs without limit once that number
 # reaches 0, so this script ends benches by the clock instead.)
@@ -91,6 +98,19 @@ if [ "$CHECK" = 1 ]; then
 fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
 if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | tar xzf -; fi
+STASH=$PWD/.devstate  # result files of the earlier calls on this machine, if it stayed warm
+restored="" kept=""
+if [ -d "$STASH" ]; then
+  while IFS= read -r -d '' f; do
+    rel=${f#"$STASH"/}
+    if [ ! -e "$rel" ] || { [ "$(stat -c %s "$rel")" -le "$(stat -c %s "$f")" ] &&
+        cmp -s -n "$(stat -c %s "$rel")" "$rel" "$f"; }; then
+      cmp -s "$rel" "$f" || { mkdir -p "$(dirname "$rel")"; cp "$f" "$rel"; restored="$restored $rel"; }
+    else
+      kept="$kept $rel"
+    fi
+  done < <(find "$STASH" -type f -print0)
+fi
 . tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 MARK=$(mktemp)
@@ -98,6 +118,8 @@ touch -d "@$START" "$MARK"
 LOGS=$(mktemp -d)  # lane logs and plan.log, returned as one file ($OUT/logs.tgz)
 log() { echo "$(date -u +%T) +$(($(date +%s) - START))s $*" >> "$LOGS/plan.log"; }
 nvidia-smi -L >> "$LOGS/plan.log" 2>&1
+[ -n "$restored" ] && log "put back from the earlier call on this machine:$restored"
+[ -n "$kept" ] && log "carried copies differ from the earlier call's (not a prefix), kept:$kept"
 lane() {  # NAME: runs that lane's lines in order
   local name=$1 l cfg
   plan_lines | while read -r l cfg args; do
@@ -127,6 +149,8 @@ wait 2>/dev/null
 log "stopped; packing"
 find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
   | tar czf "$OUT/rows.tgz" --null -T -
+find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
+  | while IFS= read -r -d '' f; do mkdir -p "$STASH/$(dirname "$f")"; cp "$f" "$STASH/$f"; done
 # checkpoints, most epochs done first, whole files up to 45 MiB
 : > "$MARK.ckpt"; left=""; total=0
 while read -r _ size f; do
