@@ -98,19 +98,6 @@ if [ "$CHECK" = 1 ]; then
 fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
 if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then cat "$D"/prev_ckpt.tgz.* | tar xzf -; fi
-STASH=$PWD/.devstate  # result files of the earlier calls on this machine, if it stayed warm
-restored="" kept=""
-if [ -d "$STASH" ]; then
-  while IFS= read -r -d '' f; do
-    rel=${f#"$STASH"/}
-    if [ ! -e "$rel" ] || { [ "$(stat -c %s "$rel")" -le "$(stat -c %s "$f")" ] &&
-        cmp -s -n "$(stat -c %s "$rel")" "$rel" "$f"; }; then
-      cmp -s "$rel" "$f" || { mkdir -p "$(dirname "$rel")"; cp "$f" "$rel"; restored="$restored $rel"; }
-    else
-      kept="$kept $rel"
-    fi
-  done < <(find "$STASH" -type f -print0)
-fi
 . tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
 MARK=$(mktemp)
@@ -118,8 +105,17 @@ touch -d "@$START" "$MARK"
 LOGS=$(mktemp -d)  # lane logs and plan.log, returned as one file ($OUT/logs.tgz)
 log() { echo "$(date -u +%T) +$(($(date +%s) - START))s $*" >> "$LOGS/plan.log"; }
 nvidia-smi -L >> "$LOGS/plan.log" 2>&1
-[ -n "$restored" ] && log "put back from the earlier call on this machine:$restored"
-[ -n "$kept" ] && log "carried copies differ from the earlier call's (not a prefix), kept:$kept"
+STASH=$PWD/.devstate  # result files of the earlier calls on this machine, if it stayed warm
+[ -d "$STASH" ] && while IFS= read -r -d '' f; do
+  rel=${f#"$STASH"/}
+  if cmp -s "$rel" "$f"; then continue; fi
+  # a carried file that is a prefix of the stashed one (cmp fails on a longer one)
+  if [ ! -e "$rel" ] || cmp -s -n "$(stat -c %s "$rel")" "$rel" "$f"; then
+    mkdir -p "$(dirname "$rel")"; cp "$f" "$rel"; log "put back from the earlier call: $rel"
+  else
+    log "the carried $rel is not a prefix of the earlier call's copy: kept"
+  fi
+done < <(find "$STASH" -type f -print0)
 lane() {  # NAME: runs that lane's lines in order
   local name=$1 l cfg
   plan_lines | while read -r l cfg args; do
@@ -149,8 +145,7 @@ wait 2>/dev/null
 log "stopped; packing"
 find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
   | tar czf "$OUT/rows.tgz" --null -T -
-find results -type f -newer "$MARK" ! -path '*.checkpoints/*' -print0 \
-  | while IFS= read -r -d '' f; do mkdir -p "$STASH/$(dirname "$f")"; cp "$f" "$STASH/$f"; done
+mkdir -p "$STASH" && tar xzf "$OUT/rows.tgz" -C "$STASH"
 # checkpoints, most epochs done first, whole files up to 45 MiB
 : > "$MARK.ckpt"; left=""; total=0
 while read -r _ size f; do
