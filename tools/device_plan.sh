@@ -136,9 +136,11 @@ for name in $(plan_lines | awk '{print $1}' | sort -u); do
 done
 while [ "$(date +%s)" -lt "$END" ] && [ -n "$(jobs -r)" ]; do sleep 2; done
 # Each running bench is killed by its process number (a bench asks the kernel to kill its
-# workers when it dies), then anything else of ours by name. Kills by name alone once
-# left a bench running (node_large_methods call 24; why is not known: it printed nothing
-# more), and the wait for it ran the call into the machine's limit with nothing packed.
+# workers when it dies), then anything else of ours by name. Kills by name alone missed
+# the bench of binaries older than the fix of its name (its restart through
+# /proc/self/exe named it `exe`, and its command line is `magcl bench …`): it started new
+# cells after each round of kills, and once (node_large_methods call 24) went on training
+# them while the wait for it ran the call into the machine's limit with nothing packed.
 # Packing now starts within 20 s of the kill whatever is still running.
 for i in $(seq 20); do
   cat "$LOGS"/*.pid 2>/dev/null | xargs -r kill -9 2>/dev/null

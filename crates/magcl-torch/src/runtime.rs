@@ -56,8 +56,9 @@ pub fn openmp_settings(is_set: impl Fn(&str) -> bool) -> Vec<String> {
 /// binary therefore calls this from its `.preinit_array`, which the dynamic loader runs
 /// before any library initialiser: the new start costs the loading and relocation of the
 /// libraries (about 10–30 ms), not libtorch's initialisers. The new process keeps the
-/// process id, arguments, open files and the rest of the environment; the settings are
-/// inherited by the processes it starts (`magcl bench` workers), which therefore start once.
+/// process id, arguments, open files and the rest of the environment, and its name (see
+/// `restore_process_name`); the settings are inherited by the processes it starts
+/// (`magcl bench` workers), which therefore start once.
 ///
 /// # Safety
 /// `argv` and `envp` must be the NULL-terminated argument and environment arrays the
@@ -85,6 +86,8 @@ pub unsafe fn reexec_with_openmp_settings(argv: *const *const c_char, envp: *con
         .collect();
     let add = openmp_settings(|name| names.contains(&name.as_bytes()));
     if add.is_empty() {
+        #[cfg(target_os = "linux")]
+        restore_process_name();
         return;
     }
     let add: Vec<CString> = add
@@ -99,6 +102,37 @@ pub unsafe fn reexec_with_openmp_settings(argv: *const *const c_char, envp: *con
     unsafe {
         libc::execve(c"/proc/self/exe".as_ptr(), argv, new_env.as_ptr());
     }
+}
+
+/// Names the process after its executable again when the start through `/proc/self/exe`
+/// left it named `exe`: the kernel names a process after the last part of the path given
+/// to execve(2), and `ps`, `top` and `pkill -x magcl-torch` go by that name. A bench's own
+/// process went unmatched that way while its workers (started by their path) were killed,
+/// and it went on to start new cells. The kernel keeps at most 15 bytes of a name.
+#[cfg(target_os = "linux")]
+fn restore_process_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut now = [0u8; 16];
+    // SAFETY: PR_GET_NAME writes at most 16 bytes, the last a NUL, into the buffer.
+    if unsafe { libc::prctl(libc::PR_GET_NAME, now.as_mut_ptr() as libc::c_ulong) } != 0 {
+        return;
+    }
+    if CStr::from_bytes_until_nul(&now).map(CStr::to_bytes) != Ok(b"exe".as_slice()) {
+        return;
+    }
+    let Ok(path) = std::fs::read_link("/proc/self/exe") else {
+        return;
+    };
+    let Some(file) = path.file_name() else {
+        return;
+    };
+    let file = file.as_bytes();
+    let file = file.strip_suffix(b" (deleted)").unwrap_or(file);
+    let mut name = [0u8; 16];
+    let n = file.len().min(15);
+    name[..n].copy_from_slice(&file[..n]);
+    // SAFETY: a NUL-terminated buffer of 16 bytes, which PR_SET_NAME reads at most.
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong) };
 }
 
 /// The cores this process may use (Rust's count: affinity mask and cgroup quota; 1 when
