@@ -87,19 +87,14 @@ fn a_tensor_command_through_magcl_gets_the_settings() {
 
 /// The restarted process keeps its name (`magcl-torch`, not the kernel's `exe` for a start
 /// through `/proc/self/exe`), so that `ps`, `top` and `pkill -x magcl-torch` find it. The
-/// process is held alive by a `--config` that is a FIFO nobody writes to.
+/// process: a training run long enough to look at, killed once looked at.
 #[test]
 fn the_restarted_process_keeps_its_name() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("config.json");
-    let made = Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .expect("run mkfifo");
-    assert!(made.success());
     let mut child = Command::new(TORCH_BIN)
-        .args(["train", "--config"])
-        .arg(&fifo)
+        .args(["train", "--method", "graphcl", "--dataset", "synthetic"])
+        .args(["--epochs", "100000", "--no-eval", "--threads", "1"])
+        .current_dir(dir.path())
         .env_remove("GOMP_SPINCOUNT")
         .env_remove("OMP_WAIT_POLICY")
         .stdout(std::process::Stdio::null())
@@ -107,29 +102,33 @@ fn the_restarted_process_keeps_its_name() {
         .spawn()
         .expect("start magcl-torch");
     let proc_dir = format!("/proc/{}", child.id());
-    // The restart has happened once the environment holds the setting it adds; the name is
-    // set before the loader runs any library initialiser, so a moment later it is final.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let restarted = loop {
-        let env = std::fs::read(format!("{proc_dir}/environ")).unwrap_or_default();
-        if env
-            .split(|&b| b == 0)
-            .any(|e| e.starts_with(b"GOMP_SPINCOUNT="))
-        {
-            break true;
-        }
-        if std::time::Instant::now() > deadline || child.try_wait().unwrap().is_some() {
-            break false;
+    let read = |what: &str| std::fs::read(format!("{proc_dir}/{what}")).unwrap_or_default();
+    // The restart has happened once the environment holds the setting it adds; the loader
+    // then loads the libraries and names the process before any library initialiser runs.
+    // Until then it is `exe`; it must not stay so.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut restarted = false;
+    let mut name = String::new();
+    while std::time::Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        restarted = restarted
+            || read("environ")
+                .split(|&b| b == 0)
+                .any(|e| e.starts_with(b"GOMP_SPINCOUNT="));
+        name = String::from_utf8_lossy(&read("comm"))
+            .trim_end()
+            .to_string();
+        if restarted && name == "magcl-torch" {
+            break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let name = std::fs::read_to_string(format!("{proc_dir}/comm")).unwrap_or_default();
+    }
+    let ended = child.try_wait().unwrap();
     let _ = child.kill();
     let _ = child.wait();
+    assert!(ended.is_none(), "magcl-torch ended early: {ended:?}");
     assert!(
         restarted,
         "magcl-torch did not restart with GOMP_SPINCOUNT set"
     );
-    assert_eq!(name.trim_end(), "magcl-torch");
+    assert_eq!(name, "magcl-torch");
 }
