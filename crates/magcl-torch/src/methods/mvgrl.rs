@@ -371,38 +371,84 @@ impl Propagation for SparseMatrix {
 }
 
 /// A batch's diffusion: the block-diagonal matrix of its graphs' dense diffusions (in
-/// batch order). A diffusion is dense (every node reaches every node of its graph), so
-/// `P · x` is one dense product per graph: the same multiplications as a sparse product
-/// over the n² entries of each block, without building n² index pairs at every step
-/// (DD's batches hold up to 1.4·10⁸ entries) and with the dense kernels' speed.
+/// batch order), in pieces: each graph of [`DENSE_FROM`] nodes or more is one dense
+/// product of its own, and each run of consecutive smaller graphs one sparse product over
+/// their n² entries (a dense product per small graph costs more in calls than in
+/// arithmetic: MUTAG's epochs were 15% slower that way). A large graph never becomes
+/// n² index pairs, which made MVGRL on DD peak at 19.5 GB when every graph did.
 pub struct BlockDiagonal {
-    blocks: Vec<Tensor>,
-    sizes: Vec<i64>,
+    pieces: Vec<Piece>,
 }
+
+enum Piece {
+    /// A run of small graphs, and its number of rows.
+    Sparse(SparseMatrix, i64),
+    /// One large graph's `n × n` diffusion.
+    Dense(Tensor),
+}
+
+impl Piece {
+    fn rows(&self) -> i64 {
+        match self {
+            Piece::Sparse(_, n) => *n,
+            Piece::Dense(b) => b.size()[0],
+        }
+    }
+}
+
+/// Graphs of this many nodes or more are multiplied by their dense diffusion; smaller
+/// ones go through sparse products (see [`BlockDiagonal`]).
+pub const DENSE_FROM: usize = 64;
 
 impl BlockDiagonal {
     /// The whole matrix as a dense tensor (tests).
     pub fn to_dense(&self) -> Tensor {
-        Tensor::block_diag(&self.blocks)
+        let blocks: Vec<Tensor> = self
+            .pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Sparse(m, _) => m.to_dense(),
+                Piece::Dense(b) => b.shallow_clone(),
+            })
+            .collect();
+        Tensor::block_diag(&blocks)
     }
 }
 
 impl Propagation for BlockDiagonal {
     fn mm(&self, x: &Tensor) -> Tensor {
-        let parts = x.split_with_sizes(&self.sizes, 0);
-        let out: Vec<Tensor> = self
-            .blocks
+        let mut off = 0;
+        let mut out: Vec<Tensor> = self
+            .pieces
             .iter()
-            .zip(&parts)
-            .map(|(b, p)| b.to_kind(p.kind()).mm(p))
+            .map(|p| {
+                let rows = x.narrow(0, off, p.rows());
+                off += p.rows();
+                match p {
+                    Piece::Sparse(m, _) => m.mm(&rows),
+                    Piece::Dense(b) => b.to_kind(x.kind()).mm(&rows),
+                }
+            })
             .collect();
-        Tensor::cat(&out, 0)
+        if out.len() == 1 {
+            out.pop().unwrap()
+        } else {
+            Tensor::cat(&out, 0)
+        }
     }
 }
 
-/// Every graph's diffusion as an f32 `n × n` tensor on `device` (computed once: the
-/// set's Σ n² floats, 0.73 GB on DD and about 3.9 GB on REDDIT-BINARY).
-fn diffusions(data: &GraphData, alpha: f64, device: Device) -> Vec<Tensor> {
+/// One graph's diffusion, row-major: a small graph's on the host (for the sparse
+/// products), a large graph's as an `n × n` tensor on the model's device.
+enum Diffusion {
+    Small(Vec<f32>, usize),
+    Large(Tensor),
+}
+
+/// Every graph's diffusion (computed once: the set's Σ n² floats, 0.73 GB on DD and
+/// about 3.9 GB on REDDIT-BINARY), graphs of `dense_from` nodes or more as tensors on
+/// `device`.
+fn diffusions(data: &GraphData, alpha: f64, dense_from: usize, device: Device) -> Vec<Diffusion> {
     use rayon::prelude::*;
     let host: Vec<Vec<f32>> = data
         .views
@@ -417,18 +463,62 @@ fn diffusions(data: &GraphData, alpha: f64, device: Device) -> Vec<Tensor> {
     host.into_iter()
         .zip(&data.views)
         .map(|(d, v)| {
-            let n = v.num_nodes as i64;
-            Tensor::from_slice(&d).view([n, n]).to_device(device)
+            let n = v.num_nodes;
+            if n < dense_from {
+                Diffusion::Small(d, n)
+            } else {
+                let t = Tensor::from_slice(&d).view([n as i64, n as i64]);
+                Diffusion::Large(t.to_device(device))
+            }
         })
         .collect()
 }
 
-/// The block-diagonal diffusion of the graphs `ids` (in that order).
-fn batch_diffusion(diff: &[Tensor], ids: &[usize]) -> BlockDiagonal {
-    BlockDiagonal {
-        blocks: ids.iter().map(|&i| diff[i].shallow_clone()).collect(),
-        sizes: ids.iter().map(|&i| diff[i].size()[0]).collect(),
+/// The block-diagonal diffusion of the graphs `ids` (in that order) on `device`.
+fn batch_diffusion(diff: &[Diffusion], ids: &[usize], device: Device) -> BlockDiagonal {
+    let mut pieces = Vec::new();
+    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    let mut run = 0i64;
+    let flush = |pieces: &mut Vec<Piece>,
+                 rows: &mut Vec<i64>,
+                 cols: &mut Vec<i64>,
+                 vals: &mut Vec<f32>,
+                 run: &mut i64| {
+        if *run > 0 {
+            let m = SparseMatrix::from_triplets(
+                &Tensor::from_slice(rows).to_device(device),
+                &Tensor::from_slice(cols).to_device(device),
+                &Tensor::from_slice(vals).to_device(device),
+                *run,
+                *run,
+            );
+            pieces.push(Piece::Sparse(m, *run));
+        }
+        rows.clear();
+        cols.clear();
+        vals.clear();
+        *run = 0;
+    };
+    for &i in ids {
+        match &diff[i] {
+            Diffusion::Small(d, n) => {
+                for r in 0..*n {
+                    for c in 0..*n {
+                        rows.push(run + r as i64);
+                        cols.push(run + c as i64);
+                        vals.push(d[r * n + c]);
+                    }
+                }
+                run += *n as i64;
+            }
+            Diffusion::Large(b) => {
+                flush(&mut pieces, &mut rows, &mut cols, &mut vals, &mut run);
+                pieces.push(Piece::Dense(b.shallow_clone()));
+            }
+        }
     }
+    flush(&mut pieces, &mut rows, &mut cols, &mut vals, &mut run);
+    BlockDiagonal { pieces }
 }
 
 pub struct Mvgrl {
@@ -436,7 +526,7 @@ pub struct Mvgrl {
     /// The kept model (the lowest-loss epoch's) when `mvgrl.keep = best-loss`.
     best: Option<Nets>,
     best_loss: f64,
-    diff: Vec<Tensor>,
+    diff: Vec<Diffusion>,
     opt: Adam,
     sampler: Box<dyn ScheduleSampler>,
     eval_schedule: Vec<usize>,
@@ -465,7 +555,7 @@ impl Mvgrl {
             nets,
             best,
             best_loss: f64::INFINITY,
-            diff: diffusions(data, m.alpha, device),
+            diff: diffusions(data, m.alpha, DENSE_FROM, device),
             opt,
             sampler,
             eval_schedule: ma::eval_schedule(&p.ma(), layers),
@@ -477,7 +567,7 @@ impl Mvgrl {
         let s = &self.eval_schedule;
         embed_in_chunks(data, device, |g, range| {
             let ids: Vec<usize> = range.collect();
-            let diff = batch_diffusion(&self.diff, &ids);
+            let diff = batch_diffusion(&self.diff, &ids, device);
             let [_, g1, _, g2] = nets.forward(g, &diff, s, s);
             g1 + g2
         })
@@ -509,7 +599,7 @@ impl GraphMethod for Mvgrl {
         let device = self.nets.heads.device();
         let (k_adj, k_diff) = self.sampler.sample(step, epoch as u64);
         let g = Batch::collate(ids.iter().map(|&i| &data.views[i]), data.dim).to_tensors(device);
-        let diff = batch_diffusion(&self.diff, ids);
+        let diff = batch_diffusion(&self.diff, ids, device);
         let [l1, g1, l2, g2] = self.nets.forward(&g, &diff, &k_adj, &k_diff);
         let loss = local_global_jsd(&l1, &g2, &g.batch) + local_global_jsd(&l2, &g1, &g.batch);
         self.opt.zero_grad();
@@ -734,7 +824,7 @@ mod tests {
             dim: 1,
         };
         let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
-        let diff = batch_diffusion(&diffusions(&data, 0.2, Device::Cpu), &[0]);
+        let diff = batch_diffusion(&diffusions(&data, 0.2, 2, Device::Cpu), &[0], Device::Cpu);
         let run = |p: &dyn Propagation, k: usize| {
             let (h, pool) = gcn.forward(&g, p, &[k]);
             let h = Vec::<f32>::try_from(h.flatten(0, -1)).unwrap();
@@ -752,41 +842,51 @@ mod tests {
         close(run(&diff, 0), [-1.0, -3.0]);
     }
 
-    /// Graphs batched together see only their own diffusion block.
+    /// Graphs of 2, 3, 2 and 4 nodes with dense products from 3 nodes, batched as
+    /// [0, 2, 1, 3, 0]: a sparse run of two small graphs, two dense blocks, a sparse run of
+    /// one; the whole is the block-diagonal matrix of their diffusions, and its product and
+    /// the product's gradient are the dense matrix's.
     #[test]
     fn batched_diffusion_is_block_diagonal() {
         let data = GraphData {
-            views: vec![view(2, &[(0, 1)]), view(3, &[(0, 1), (1, 2)])],
-            labels: vec![0, 1],
+            views: vec![
+                view(2, &[(0, 1)]),
+                view(3, &[(0, 1), (1, 2)]),
+                view(2, &[]),
+                view(4, &[(0, 1), (1, 2), (2, 3)]),
+            ],
+            labels: vec![0, 1, 0, 1],
             dim: 1,
         };
-        let diff: Vec<Vec<f32>> = diffusions(&data, 0.2, Device::Cpu)
+        let ids = [0, 2, 1, 3, 0];
+        let batch = batch_diffusion(&diffusions(&data, 0.2, 3, Device::Cpu), &ids, Device::Cpu);
+        let kinds: Vec<&str> = batch
+            .pieces
             .iter()
-            .map(|t| Vec::<f32>::try_from(t.flatten(0, -1)).unwrap())
+            .map(|p| match p {
+                Piece::Sparse(..) => "sparse",
+                Piece::Dense(_) => "dense",
+            })
             .collect();
-        let tensors = diffusions(&data, 0.2, Device::Cpu);
-        let d = batch_diffusion(&tensors, &[1, 0]).to_dense();
-        let d = Vec::<f32>::try_from(d.flatten(0, -1)).unwrap();
-        for r in 0..5 {
-            for c in 0..5 {
-                let want = match (r < 3, c < 3) {
-                    (true, true) => diff[1][r * 3 + c],
-                    (false, false) => diff[0][(r - 3) * 2 + (c - 3)],
-                    _ => 0.0,
-                };
-                assert_eq!(d[r * 5 + c], want, "({r}, {c})");
-            }
-        }
-        // The product, and its gradient, are the dense matrix's.
+        assert_eq!(kinds, ["sparse", "dense", "dense", "sparse"]);
+        let blocks: Vec<Tensor> = ids
+            .iter()
+            .map(|&i| {
+                let n = data.views[i].num_nodes as i64;
+                let d: Vec<f32> = ppr_diffusion(&data.views[i], 0.2)
+                    .iter()
+                    .map(|&x| x as f32)
+                    .collect();
+                Tensor::from_slice(&d).view([n, n])
+            })
+            .collect();
+        let want = Tensor::block_diag(&blocks);
+        assert!(batch.to_dense().equal(&want));
         let _g = crate::rng::torch_lock();
-        let x = Tensor::randn([5, 3], (tch::Kind::Float, Device::Cpu)).set_requires_grad(true);
-        let block = batch_diffusion(&tensors, &[1, 0]);
-        let (y, dense) = (
-            block.mm(&x),
-            batch_diffusion(&tensors, &[1, 0]).to_dense().mm(&x),
-        );
+        let x = Tensor::randn([13, 3], (tch::Kind::Float, Device::Cpu)).set_requires_grad(true);
+        let (y, dense) = (batch.mm(&x), want.mm(&x));
         assert!(y.allclose(&dense, 1e-6, 1e-6, false));
-        let w = Tensor::randn([5, 3], (tch::Kind::Float, Device::Cpu));
+        let w = Tensor::randn([13, 3], (tch::Kind::Float, Device::Cpu));
         let gx = Tensor::run_backward(&[(&y * &w).sum(tch::Kind::Float)], &[&x], false, false);
         let gd = Tensor::run_backward(&[(&dense * &w).sum(tch::Kind::Float)], &[&x], false, false);
         assert!(gx[0].allclose(&gd[0], 1e-6, 1e-6, false));
