@@ -136,6 +136,28 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     Ok(p)
 }
 
+/// The system the diffusion solves, row-major `n × n`: `M = I − (1 − α) Â` (Â = D̃^-1/2
+/// (A + I) D̃^-1/2) and `α I`, which the elimination turns into `α M⁻¹`.
+fn ppr_system(g: &GraphView, alpha: f64) -> (Vec<f64>, Vec<f64>) {
+    let n = g.num_nodes;
+    let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
+    let mut m = vec![0.0f64; n * n];
+    for i in 0..n {
+        m[i * n + i] = 1.0 - (1.0 - alpha) / deg[i];
+    }
+    for &(u, v) in &g.edges {
+        let (u, v) = (u as usize, v as usize);
+        let w = (1.0 - alpha) / (deg[u] * deg[v]).sqrt();
+        m[u * n + v] -= w;
+        m[v * n + u] -= w;
+    }
+    let mut inv = vec![0.0f64; n * n];
+    for i in 0..n {
+        inv[i * n + i] = alpha;
+    }
+    (m, inv)
+}
+
 /// The personalised-PageRank diffusion of one graph, `α (I − (1 − α) Â)⁻¹` with
 /// Â = D̃^-1/2 (A + I) D̃^-1/2, row-major `n × n` (f64 Gauss–Jordan elimination with
 /// partial pivoting; the matrix is symmetric positive definite, its eigenvalues ≥ α).
@@ -154,22 +176,7 @@ pub fn ppr_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
-    let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
-    // M = I − (1 − α) Â, with the inverse built beside it.
-    let mut m = vec![0.0f64; n * n];
-    for i in 0..n {
-        m[i * n + i] = 1.0 - (1.0 - alpha) / deg[i];
-    }
-    for &(u, v) in &g.edges {
-        let (u, v) = (u as usize, v as usize);
-        let w = (1.0 - alpha) / (deg[u] * deg[v]).sqrt();
-        m[u * n + v] -= w;
-        m[v * n + u] -= w;
-    }
-    let mut inv = vec![0.0f64; n * n];
-    for i in 0..n {
-        inv[i * n + i] = alpha;
-    }
+    let (mut m, mut inv) = ppr_system(g, alpha);
     // The pivot row of M (from the pivot column on) and of the inverse, after division.
     let (mut pm, mut pi) = (vec![0.0f64; n], vec![0.0f64; n]);
     for col in 0..n {
@@ -477,48 +484,52 @@ fn diffusions(data: &GraphData, alpha: f64, dense_from: usize, device: Device) -
 /// The block-diagonal diffusion of the graphs `ids` (in that order) on `device`.
 fn batch_diffusion(diff: &[Diffusion], ids: &[usize], device: Device) -> BlockDiagonal {
     let mut pieces = Vec::new();
-    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    let mut run = 0i64;
-    let flush = |pieces: &mut Vec<Piece>,
-                 rows: &mut Vec<i64>,
-                 cols: &mut Vec<i64>,
-                 vals: &mut Vec<f32>,
-                 run: &mut i64| {
-        if *run > 0 {
-            let m = SparseMatrix::from_triplets(
-                &Tensor::from_slice(rows).to_device(device),
-                &Tensor::from_slice(cols).to_device(device),
-                &Tensor::from_slice(vals).to_device(device),
-                *run,
-                *run,
-            );
-            pieces.push(Piece::Sparse(m, *run));
-        }
-        rows.clear();
-        cols.clear();
-        vals.clear();
-        *run = 0;
-    };
+    let mut small: Vec<(&[f32], usize)> = Vec::new();
     for &i in ids {
         match &diff[i] {
-            Diffusion::Small(d, n) => {
-                for r in 0..*n {
-                    for c in 0..*n {
-                        rows.push(run + r as i64);
-                        cols.push(run + c as i64);
-                        vals.push(d[r * n + c]);
-                    }
-                }
-                run += *n as i64;
-            }
+            Diffusion::Small(d, n) => small.push((d, *n)),
             Diffusion::Large(b) => {
-                flush(&mut pieces, &mut rows, &mut cols, &mut vals, &mut run);
+                pieces.extend(sparse_run(&small, device));
+                small.clear();
                 pieces.push(Piece::Dense(b.shallow_clone()));
             }
         }
     }
-    flush(&mut pieces, &mut rows, &mut cols, &mut vals, &mut run);
+    pieces.extend(sparse_run(&small, device));
     BlockDiagonal { pieces }
+}
+
+/// The sparse piece of a run of consecutive small graphs (`(diffusion, n)` each): every
+/// entry of each graph's `n × n` block, row by row; none for a run without rows.
+fn sparse_run(graphs: &[(&[f32], usize)], device: Device) -> Option<Piece> {
+    let total: usize = graphs.iter().map(|&(d, _)| d.len()).sum();
+    let (mut rows, mut cols, mut vals) = (
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+        Vec::with_capacity(total),
+    );
+    let mut off = 0i64;
+    for &(d, n) in graphs {
+        for r in 0..n {
+            for c in 0..n {
+                rows.push(off + r as i64);
+                cols.push(off + c as i64);
+                vals.push(d[r * n + c]);
+            }
+        }
+        off += n as i64;
+    }
+    if off == 0 {
+        return None;
+    }
+    let m = SparseMatrix::from_triplets(
+        &Tensor::from_slice(&rows).to_device(device),
+        &Tensor::from_slice(&cols).to_device(device),
+        &Tensor::from_slice(&vals).to_device(device),
+        off,
+        off,
+    );
+    Some(Piece::Sparse(m, off))
 }
 
 pub struct Mvgrl {
@@ -665,26 +676,12 @@ mod tests {
         }
     }
 
-    /// The textbook Gauss–Jordan loop, entry by entry over whole rows, as the diffusion
-    /// was written before its rows became slices: the oracle the restructured loop must
-    /// match to the bit.
+    /// The textbook Gauss–Jordan elimination of `ppr_system`, entry by entry over whole
+    /// rows, as the diffusion was written before its rows became slices: the oracle the
+    /// restructured loop must match to the bit.
     fn textbook_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
         let n = g.num_nodes;
-        let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
-        let mut m = vec![0.0f64; n * n];
-        for i in 0..n {
-            m[i * n + i] = 1.0 - (1.0 - alpha) / deg[i];
-        }
-        for &(u, v) in &g.edges {
-            let (u, v) = (u as usize, v as usize);
-            let w = (1.0 - alpha) / (deg[u] * deg[v]).sqrt();
-            m[u * n + v] -= w;
-            m[v * n + u] -= w;
-        }
-        let mut inv = vec![0.0f64; n * n];
-        for i in 0..n {
-            inv[i * n + i] = alpha;
-        }
+        let (mut m, mut inv) = ppr_system(g, alpha);
         for col in 0..n {
             let pivot = (col..n)
                 .max_by(|&a, &b| m[a * n + col].abs().total_cmp(&m[b * n + col].abs()))
