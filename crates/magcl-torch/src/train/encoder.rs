@@ -75,7 +75,7 @@ pub fn embed_encoder(
     data: &GraphData,
     device: Device,
 ) -> Result<(Vec<f32>, usize)> {
-    embed_in_chunks(data, device, |g, _| {
+    embed_in_chunks(data, device, usize::MAX, |g, _| {
         encoder.forward(g, schedule, false).graph
     })
 }
@@ -119,20 +119,43 @@ pub fn calibrate_norms(bns: &[tch::nn::BatchNorm], momentum: f64, pass: impl FnO
     });
 }
 
-/// Runs `forward` over all graphs in chunks (no gradient; it gets each chunk batched and its
-/// range of graph indices) and gathers `n × d` rows on the CPU.
+/// The most graphs [`embed_in_chunks`] batches at once.
+pub const CHUNK_GRAPHS: usize = 1024;
+
+/// Consecutive ranges of graph indices covering all of `sizes` (each graph's node count)
+/// in order: each of at most [`CHUNK_GRAPHS`] graphs and at most `max_nodes` nodes, except
+/// that a graph larger than `max_nodes` is a range of its own.
+pub fn chunk_ranges(sizes: &[usize], max_nodes: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut nodes) = (0, 0usize);
+    for (i, &n) in sizes.iter().enumerate() {
+        if i > start && (i - start == CHUNK_GRAPHS || nodes.saturating_add(n) > max_nodes) {
+            out.push(start..i);
+            (start, nodes) = (i, 0);
+        }
+        nodes = nodes.saturating_add(n);
+    }
+    if start < sizes.len() {
+        out.push(start..sizes.len());
+    }
+    out
+}
+
+/// Runs `forward` over all graphs in chunks ([`chunk_ranges`] with `max_nodes`; no
+/// gradient; it gets each chunk batched and its range of graph indices) and gathers
+/// `n × d` rows on the CPU.
 pub fn embed_in_chunks(
     data: &GraphData,
     device: Device,
+    max_nodes: usize,
     forward: impl Fn(&GraphTensors, std::ops::Range<usize>) -> Tensor,
 ) -> Result<(Vec<f32>, usize)> {
-    const CHUNK: usize = 1024;
+    let sizes: Vec<usize> = data.views.iter().map(|v| v.num_nodes).collect();
     let mut parts = Vec::new();
     tch::no_grad(|| -> Result<()> {
-        for start in (0..data.views.len()).step_by(CHUNK) {
-            let end = (start + CHUNK).min(data.views.len());
-            let b = Batch::collate(&data.views[start..end], data.dim);
-            parts.push(forward(&b.to_tensors(device), start..end).to_device(Device::Cpu));
+        for range in chunk_ranges(&sizes, max_nodes) {
+            let b = Batch::collate(&data.views[range.clone()], data.dim);
+            parts.push(forward(&b.to_tensors(device), range).to_device(Device::Cpu));
         }
         Ok(())
     })?;
@@ -160,4 +183,40 @@ pub fn sorted_vars(vs: &nn::VarStore, prefix: &str) -> Vec<(String, Tensor)> {
         .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without a node bound the chunks are the 1,024-graph ones every method embedded in
+    /// before the bound existed.
+    #[test]
+    fn chunks_without_a_node_bound_are_runs_of_1024_graphs() {
+        let sizes = vec![7; 2 * CHUNK_GRAPHS + 5];
+        let r = chunk_ranges(&sizes, usize::MAX);
+        assert_eq!(r, [0..1024, 1024..2048, 2048..2053]);
+        assert!(chunk_ranges(&[], usize::MAX).is_empty());
+    }
+
+    /// Ranges cover every graph once, in order; each holds at most `max_nodes` nodes
+    /// unless it is one graph larger than that; a range ends only where the next graph
+    /// would pass a bound.
+    #[test]
+    fn chunks_hold_at_most_max_nodes() {
+        let sizes = [3, 4, 2, 10, 1, 1, 5, 5, 0, 6];
+        let r = chunk_ranges(&sizes, 6);
+        assert_eq!(r, [0..1, 1..3, 3..4, 4..6, 6..7, 7..9, 9..10]);
+        let mut next = 0;
+        for (k, range) in r.iter().enumerate() {
+            assert_eq!(range.start, next);
+            next = range.end;
+            let nodes: usize = sizes[range.clone()].iter().sum();
+            assert!(nodes <= 6 || range.len() == 1);
+            if let Some(&after) = sizes.get(range.end) {
+                assert!(nodes + after > 6, "range {k} could take the next graph");
+            }
+        }
+        assert_eq!(next, sizes.len());
+    }
 }
