@@ -36,6 +36,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("node_large_methods.toml", 270),
         ("graph_large.toml", 200),
         ("graph_large_methods.toml", 180),
+        ("graph_large_mvgrl.toml", 90),
         ("positive_control_photo.toml", 20),
     ];
     for (file, n) in expected {
