@@ -185,6 +185,11 @@ impl SparseMatrix {
         }
     }
 
+    /// The number of rows.
+    pub fn n_rows(&self) -> i64 {
+        self.n_rows
+    }
+
     /// The product `self · x` for `x` of shape `N × d` (differentiable in `x`): for f32
     /// features one of `crates/magcl-torch/csrc/kernels.cpp`'s autograd functions (the CSR row loop on the
     /// CPU, libtorch's sparse product with a prepared transpose elsewhere); for other kinds,

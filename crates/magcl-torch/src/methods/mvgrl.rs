@@ -397,8 +397,8 @@ pub struct BlockDiagonal {
 }
 
 enum Piece {
-    /// A run of small graphs, and its number of rows.
-    Sparse(SparseMatrix, i64),
+    /// A run of small graphs.
+    Sparse(SparseMatrix),
     /// One large graph's `n × n` diffusion.
     Dense(Tensor),
 }
@@ -406,7 +406,7 @@ enum Piece {
 impl Piece {
     fn rows(&self) -> i64 {
         match self {
-            Piece::Sparse(_, n) => *n,
+            Piece::Sparse(m) => m.n_rows(),
             Piece::Dense(b) => b.size()[0],
         }
     }
@@ -430,7 +430,7 @@ impl BlockDiagonal {
             .pieces
             .iter()
             .map(|p| match p {
-                Piece::Sparse(m, _) => m.to_dense(),
+                Piece::Sparse(m) => m.to_dense(),
                 Piece::Dense(b) => b.shallow_clone(),
             })
             .collect();
@@ -445,10 +445,11 @@ impl Propagation for BlockDiagonal {
             .pieces
             .iter()
             .map(|p| {
-                let rows = x.narrow(0, off, p.rows());
-                off += p.rows();
+                let n = p.rows();
+                let rows = x.narrow(0, off, n);
+                off += n;
                 match p {
-                    Piece::Sparse(m, _) => m.mm(&rows),
+                    Piece::Sparse(m) => m.mm(&rows),
                     Piece::Dense(b) => b.to_kind(x.kind()).mm(&rows),
                 }
             })
@@ -545,7 +546,7 @@ fn sparse_run(graphs: &[(&[f32], usize)], device: Device) -> Option<Piece> {
         off,
         off,
     );
-    Some(Piece::Sparse(m, off))
+    Some(Piece::Sparse(m))
 }
 
 pub struct Mvgrl {
