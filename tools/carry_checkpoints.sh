@@ -4,8 +4,9 @@
 #   bash tools/carry_checkpoints.sh /work/.device/N
 # A call carries at most 64 MiB in all: the tracked files, the untracked files git does
 # not ignore and .devcarry/. The room left beside them (less 512 KiB, for rows committed
-# before the call) takes the longest run of whole checkpoints, most epochs done first,
-# whose archive fits; the others are named and their cells start again at the next call.
+# before the call) takes the longest run of whole checkpoints, in the archive's order
+# (device_plan.sh packs them most epochs done first), whose archive fits; the others are
+# named and their cells start again at the next call.
 # Old prev_ckpt pieces are replaced.
 # tools/device_plan.sh extracts the pieces at the start of a call, never over a newer
 # checkpoint that the machine already holds (a warm machine's own, from the call before).
@@ -23,22 +24,19 @@ room=$((LIMIT - tracked - carried - 512 * 1024))
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cat "$SRC"/ckpt.tgz.* | tar xzf - -C "$TMP"
-# most epochs first; then the longest head of that order whose archive fits
-(cd "$TMP" && find results -type f -path '*.checkpoints/*' -printf '%s %p\n' |
-  while read -r size f; do
-    e=$(head -c 400 "$f" | grep -a -o '"epochs_done":[0-9]*' | cut -d: -f2)
-    echo "${e:-0} $f"
-  done | sort -rn) > "$TMP/order"
+# device_plan.sh packs a call's checkpoints most epochs first: keep that order and take
+# the longest head of it whose archive fits
+cat "$SRC"/ckpt.tgz.* | tar tzf - | grep '\.checkpoints/' > "$TMP/order"
 n=$(wc -l < "$TMP/order"); kept=$n; total=0
 while [ "$kept" -gt 0 ]; do
-  head -n "$kept" "$TMP/order" | cut -d' ' -f2- | tr '\n' '\0' > "$TMP/list"
+  head -n "$kept" "$TMP/order" | tr '\n' '\0' > "$TMP/list"
   (cd "$TMP" && tar czf pack.tgz --null -T list)
   total=$(stat -c %s "$TMP/pack.tgz")
   [ "$total" -le "$room" ] && break
   kept=$((kept - 1))
 done
 [ "$kept" -gt 0 ] && split -b 15M -d "$TMP/pack.tgz" "$D/prev_ckpt.tgz."
-left=$(tail -n "+$((kept + 1))" "$TMP/order" | awk '{n = $2; sub(".*/", "", n); printf " %s (%s epochs)", n, $1}')
+left=$(tail -n "+$((kept + 1))" "$TMP/order" | sed 's#.*/# #' | tr -d '\n')
 echo "room beside the repository ($tracked bytes) and $D ($carried): $room bytes"
 echo "carried: $kept of $n checkpoint(s), $total bytes, in $(compgen -G "$D/prev_ckpt.tgz.*" | wc -l) piece(s)"
 [ -z "$left" ] || echo "left out (their cells start again):$left"

@@ -30,8 +30,9 @@
 # that git does not track or ignore are replaced by this machine's copy there), and carry
 # the checkpoints to the next call as .devcarry/prev_ckpt.tgz.NN (joined and extracted
 # first, with .devcarry/prev.tgz; a call carries at most 64 MiB in all, so leave out what
-# does not fit: those cells start again; `tools/carry_checkpoints.sh DIR` packs them). Two lanes must not write the same CSV: a bench
-# locks its output, and the second stops at once.
+# does not fit: those cells start again; `tools/carry_checkpoints.sh DIR` packs them).
+# Two lanes must not write the same CSV: a bench locks its output, and the second stops
+# at once.
 # Calls fired back to back need no extraction in between: the machine keeps what git
 # ignores while it stays warm (it is released about 30 s after a call ends), so each call
 # also leaves a copy of the result files it wrote in .devstate/ (ignored), and the next
@@ -99,7 +100,7 @@ fi
 [ -f "$D"/prev.tgz ] && tar xzf "$D"/prev.tgz
 # (never over a newer checkpoint: on a warm machine the call before wrote its own)
 if compgen -G "$D/prev_ckpt.tgz.*" > /dev/null; then
-  cat "$D"/prev_ckpt.tgz.* | tar xzf - --keep-newer-files 2>/dev/null
+  cat "$D"/prev_ckpt.tgz.* | tar xzf - --keep-newer-files --warning=no-ignore-newer
 fi
 . tools/torch_libs.sh
 export MAGCL_DATA_MIRROR=$D/mirror MAGCL_DATA_DIR=/tmp/magcl-data
