@@ -2,8 +2,10 @@
 # Checks and timings on a rented GPU machine before a sweep (carried in .devcarry/ as for
 # device_bench.sh). Writes $OUT/checks.tgz: env.txt, the GPU checkpoint check (a stopped
 # and resumed run beside two uninterrupted ones, node and graph level) and bench-speed
-# rows of every method on the larger sets (gpu_node.csv, gpu_graph.csv).
-#   bash tools/device_checks.sh [ckpt] [speed-node] [speed-graph]
+# rows of every method on the larger sets (gpu_node.csv, gpu_graph.csv), and whole
+# two-epoch MVGRL runs on the graph sets (mvgrl_SET.json: the diffusions, computed on the
+# GPU for CUDA runs, are train_seconds minus the epochs).
+#   bash tools/device_checks.sh [ckpt] [speed-node] [speed-graph] [mvgrl]
 set -u
 D=$PWD/.devcarry R=/tmp/checks
 mkdir -p $R
@@ -36,5 +38,14 @@ speed-graph)
   for ds in DD REDDIT-BINARY COLLAB; do for m in graphcl simgrace adgcl infograph joaov2 mvgrl; do
     timeout 90 $M bench-speed $m:$ds --epochs 2 --warmup 1 --device cuda --threads 1 --out $R/gpu_graph.csv >/dev/null 2>>$R/speed.err
   done; done; tail -n +2 $R/gpu_graph.csv | cut -d, -f1-7,11 ;;
+mvgrl)  # one run at a time, the machine's cores and GPU to itself
+  for ds in DD COLLAB REDDIT-BINARY; do
+    timeout 240 $M train --method mvgrl --dataset $ds --seed 0 --epochs 2 --device cuda \
+      --json > $R/mvgrl_$ds.json 2> $R/mvgrl_$ds.err; echo "$ds rc=$?"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], 'train', \
+      round(r['train_seconds'], 1), 'epochs', [round(e, 1) for e in r['epoch_seconds']], 'eval', \
+      round(r['eval_seconds'], 1), 'rss GB', round(r['peak_rss_bytes'] / 1e9, 1), 'acc', r['accuracy'])" \
+      $R/mvgrl_$ds.json $ds 2>&1 | tail -1
+  done ;;
 esac; done
 tar czf "$OUT/checks.tgz" -C /tmp checks

@@ -136,9 +136,9 @@ fn preset(req: &PresetRequest) -> Result<Preset> {
     Ok(p)
 }
 
-/// The system the diffusion solves, row-major `n × n`: `M = I − (1 − α) Â` (Â = D̃^-1/2
-/// (A + I) D̃^-1/2) and `α I`, which the elimination turns into `α M⁻¹`.
-fn ppr_system(g: &GraphView, alpha: f64) -> (Vec<f64>, Vec<f64>) {
+/// The matrix the diffusion inverts, row-major `n × n`: `M = I − (1 − α) Â` (Â = D̃^-1/2
+/// (A + I) D̃^-1/2).
+fn ppr_matrix(g: &GraphView, alpha: f64) -> Vec<f64> {
     let n = g.num_nodes;
     let deg: Vec<f64> = g.degrees().iter().map(|&d| d as f64 + 1.0).collect();
     let mut m = vec![0.0f64; n * n];
@@ -151,6 +151,14 @@ fn ppr_system(g: &GraphView, alpha: f64) -> (Vec<f64>, Vec<f64>) {
         m[u * n + v] -= w;
         m[v * n + u] -= w;
     }
+    m
+}
+
+/// The system the elimination solves: [`ppr_matrix`]'s `M` and `α I`, which it turns into
+/// `α M⁻¹`.
+fn ppr_system(g: &GraphView, alpha: f64) -> (Vec<f64>, Vec<f64>) {
+    let n = g.num_nodes;
+    let m = ppr_matrix(g, alpha);
     let mut inv = vec![0.0f64; n * n];
     for i in 0..n {
         inv[i * n + i] = alpha;
@@ -232,6 +240,44 @@ pub fn ppr_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
 /// Graphs of this many nodes or more have their diffusion's rows eliminated in parallel
 /// (below it a step is too short to share out).
 pub const PARALLEL_ROWS_FROM: usize = 256;
+
+/// The diffusion of one graph as [`ppr_diffusion`] defines it, computed by libtorch on
+/// `device`: `α M⁻¹` with [`ppr_matrix`]'s `M` inverted in f64 (LU with partial pivoting,
+/// `torch.linalg.inv`), returned as an `n × n` f32 tensor there. On a CUDA device this
+/// takes the GPU's time instead of the host's n³ loop; it agrees with the elimination up
+/// to f64 rounding, so its f32 entries are those of [`ppr_diffusion`] or one rounding step
+/// away (tested), not the same bits.
+pub fn ppr_diffusion_on(g: &GraphView, alpha: f64, device: Device) -> Tensor {
+    let n = g.num_nodes as i64;
+    let m = Tensor::from_slice(&ppr_matrix(g, alpha))
+        .view([n, n])
+        .to_device(device);
+    (Tensor::linalg_inv(&m) * alpha).to_kind(tch::Kind::Float)
+}
+
+/// How the diffusions of the graphs with dense products (those of [`DENSE_FROM`] nodes or
+/// more) are computed; the smaller graphs' always go through [`ppr_diffusion`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Solver {
+    /// [`ppr_diffusion`] on the host's cores: the same bits on any machine and thread
+    /// count, so a CPU run keeps the rows of earlier commits.
+    Elimination,
+    /// [`ppr_diffusion_on`] on the model's device. REDDIT-BINARY's diffusions are about
+    /// 16 minutes of one host core by elimination (479 s on two threads,
+    /// `benchmarks/large_sets/mvgrl_reddit_binary_run.json`): ten cells sharing a GPU
+    /// machine's cores would spend most of a 10-minute call on them.
+    Device,
+}
+
+/// A CUDA model computes its large graphs' diffusions on its GPU; a CPU model by the
+/// elimination. (A CUDA run's rows differ from a CPU run's in their last bits anyway.)
+fn solver_for(device: Device) -> Solver {
+    if device.is_cuda() {
+        Solver::Device
+    } else {
+        Solver::Elimination
+    }
+}
 
 /// One GCN of MVGRL: per layer `PReLU(P^k (h W) + b)` (W and b as the base model's
 /// [`GcnLayer`]: Xavier-uniform, zero; one PReLU slope of 0.25, as `GCNLayer`), the node
@@ -471,28 +517,39 @@ enum Diffusion {
 
 /// Every graph's diffusion (computed once: the set's Σ n² floats, 0.73 GB on DD and
 /// about 3.9 GB on REDDIT-BINARY), graphs of `dense_from` nodes or more as tensors on
-/// `device`.
-fn diffusions(data: &GraphData, alpha: f64, dense_from: usize, device: Device) -> Vec<Diffusion> {
+/// `device`, computed by `solver`.
+fn diffusions(
+    data: &GraphData,
+    alpha: f64,
+    dense_from: usize,
+    device: Device,
+    solver: Solver,
+) -> Vec<Diffusion> {
     use rayon::prelude::*;
-    let host: Vec<Vec<f32>> = data
+    let on_device = |n: usize| solver == Solver::Device && n >= dense_from;
+    let host: Vec<Option<Vec<f32>>> = data
         .views
         .par_iter()
         .map(|v| {
-            ppr_diffusion(v, alpha)
-                .into_iter()
-                .map(|x| x as f32)
-                .collect()
+            (!on_device(v.num_nodes)).then(|| {
+                ppr_diffusion(v, alpha)
+                    .into_iter()
+                    .map(|x| x as f32)
+                    .collect()
+            })
         })
         .collect();
     host.into_iter()
         .zip(&data.views)
         .map(|(d, v)| {
             let n = v.num_nodes;
-            if n < dense_from {
-                Diffusion::Small(d, n)
-            } else {
-                let t = Tensor::from_slice(&d).view([n as i64, n as i64]);
-                Diffusion::Large(t.to_device(device))
+            match d {
+                Some(d) if n < dense_from => Diffusion::Small(d, n),
+                Some(d) => {
+                    let t = Tensor::from_slice(&d).view([n as i64, n as i64]);
+                    Diffusion::Large(t.to_device(device))
+                }
+                None => Diffusion::Large(ppr_diffusion_on(v, alpha, device)),
             }
         })
         .collect()
@@ -583,7 +640,7 @@ impl Mvgrl {
             nets,
             best,
             best_loss: f64::INFINITY,
-            diff: diffusions(data, m.alpha, DENSE_FROM, device),
+            diff: diffusions(data, m.alpha, DENSE_FROM, device, solver_for(device)),
             opt,
             sampler,
             eval_schedule: ma::eval_schedule(&p.ma(), layers),
@@ -733,11 +790,9 @@ mod tests {
         inv
     }
 
-    /// Random graphs (isolated nodes, multi-edges and self-loops among them), below and
-    /// above the size from which rows go in parallel, and in thread pools of 1 and 3
-    /// threads: the diffusion equals the textbook loop's bit for bit.
-    #[test]
-    fn diffusion_is_the_textbook_loop_to_the_bit() {
+    /// Graphs of 1, 2, 9, 60 and [`PARALLEL_ROWS_FROM`] + 13 nodes with uniformly drawn
+    /// edges (isolated nodes, multi-edges and self-loops among them).
+    fn random_views() -> Vec<GraphView> {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move |k: u64| {
             state ^= state << 13;
@@ -745,17 +800,29 @@ mod tests {
             state ^= state << 17;
             state % k
         };
-        for (n, edges) in [
+        [
             (1, 0),
             (2, 1),
             (9, 12),
             (60, 150),
             (PARALLEL_ROWS_FROM + 13, 900),
-        ] {
+        ]
+        .into_iter()
+        .map(|(n, edges)| {
             let e: Vec<(u32, u32)> = (0..edges)
                 .map(|_| (next(n as u64) as u32, next(n as u64) as u32))
                 .collect();
-            let g = view(n, &e);
+            view(n, &e)
+        })
+        .collect()
+    }
+
+    /// Random graphs below and above the size from which rows go in parallel, in thread
+    /// pools of 1 and 3 threads: the diffusion equals the textbook loop's bit for bit.
+    #[test]
+    fn diffusion_is_the_textbook_loop_to_the_bit() {
+        for g in random_views() {
+            let n = g.num_nodes;
             let want: Vec<u64> = textbook_diffusion(&g, 0.2)
                 .iter()
                 .map(|x| x.to_bits())
@@ -771,6 +838,62 @@ mod tests {
             }
         }
         assert!(ppr_diffusion(&view(0, &[]), 0.2).is_empty());
+    }
+
+    /// libtorch's f64 inverse gives the elimination's diffusion up to the f32 rounding of
+    /// each entry (within one f32 spacing of the f64 value), on the random graphs and on
+    /// the one edge by hand; an empty graph gives an empty matrix.
+    #[test]
+    fn device_solver_is_the_elimination_up_to_rounding() {
+        let mut graphs = random_views();
+        graphs.push(view(2, &[(0, 1)]));
+        for g in graphs {
+            let n = g.num_nodes;
+            let want = ppr_diffusion(&g, 0.2);
+            let got = ppr_diffusion_on(&g, 0.2, Device::Cpu);
+            assert_eq!(got.size(), [n as i64, n as i64]);
+            assert_eq!(got.kind(), tch::Kind::Float);
+            let got = Vec::<f32>::try_from(got.flatten(0, -1)).unwrap();
+            for (k, (&a, &b)) in got.iter().zip(&want).enumerate() {
+                let tol = (b.abs() * f32::EPSILON as f64).max(1e-12);
+                assert!(
+                    (a as f64 - b).abs() <= tol,
+                    "{n} nodes, entry {k}: {a} vs {b}"
+                );
+            }
+        }
+        assert_eq!(ppr_diffusion_on(&view(0, &[]), 0.2, Device::Cpu).numel(), 0);
+    }
+
+    /// With the device solver the graphs below `dense_from` keep the elimination's bits
+    /// and the larger ones become tensors equal to it up to rounding; a CUDA model picks
+    /// the device solver, a CPU model the elimination.
+    #[test]
+    fn device_solver_takes_only_the_dense_graphs() {
+        let data = GraphData {
+            views: vec![
+                view(2, &[(0, 1)]),
+                view(3, &[(0, 1), (1, 2)]),
+                view(4, &[(0, 1), (1, 2), (2, 3), (3, 3)]),
+            ],
+            labels: vec![0, 1, 0],
+            dim: 1,
+        };
+        let by = |s| diffusions(&data, 0.2, 3, Device::Cpu, s);
+        let (elim, dev) = (by(Solver::Elimination), by(Solver::Device));
+        for (i, (a, b)) in elim.iter().zip(&dev).enumerate() {
+            match (a, b) {
+                (Diffusion::Small(a, n), Diffusion::Small(b, m)) if i == 0 => {
+                    assert_eq!((a, n), (b, m))
+                }
+                (Diffusion::Large(a), Diffusion::Large(b)) if i > 0 => {
+                    assert!(a.allclose(b, 2.4e-7, 1e-12, false), "graph {i}")
+                }
+                _ => panic!("graph {i}: pieces of different kinds"),
+            }
+        }
+        assert_eq!(solver_for(Device::Cpu), Solver::Elimination);
+        assert_eq!(solver_for(Device::Cuda(0)), Solver::Device);
     }
 
     /// On a triangle with a pendant and an isolated node: S equals the series
@@ -843,7 +966,11 @@ mod tests {
             dim: 1,
         };
         let g = Batch::collate(&data.views, 1).to_tensors(Device::Cpu);
-        let diff = batch_diffusion(&diffusions(&data, 0.2, 2, Device::Cpu), &[0], Device::Cpu);
+        let diff = batch_diffusion(
+            &diffusions(&data, 0.2, 2, Device::Cpu, Solver::Elimination),
+            &[0],
+            Device::Cpu,
+        );
         let run = |p: &dyn Propagation, k: usize| {
             let (h, pool) = gcn.forward(&g, p, &[k]);
             let h = Vec::<f32>::try_from(h.flatten(0, -1)).unwrap();
@@ -878,7 +1005,11 @@ mod tests {
             dim: 1,
         };
         let ids = [0, 2, 1, 3, 0];
-        let batch = batch_diffusion(&diffusions(&data, 0.2, 3, Device::Cpu), &ids, Device::Cpu);
+        let batch = batch_diffusion(
+            &diffusions(&data, 0.2, 3, Device::Cpu, Solver::Elimination),
+            &ids,
+            Device::Cpu,
+        );
         let kinds: Vec<&str> = batch
             .pieces
             .iter()
@@ -919,7 +1050,7 @@ mod tests {
         let _g = crate::rng::torch_lock();
         let (mut m, _, _) = run(&config(None, serde_json::json!({})));
         let data = toy_data(40);
-        m.diff = diffusions(&data, 0.2, 8, Device::Cpu);
+        m.diff = diffusions(&data, 0.2, 8, Device::Cpu, Solver::Elimination);
         let ids: Vec<usize> = (0..data.views.len()).collect();
         let g = Batch::collate(&data.views, data.dim).to_tensors(Device::Cpu);
         let diff = batch_diffusion(&m.diff, &ids, Device::Cpu);
