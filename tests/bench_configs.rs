@@ -32,7 +32,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("graph_methods.toml", 1200),
         ("pretrain_size.toml", 560),
         ("pretrain_size_large.toml", 180),
-        ("pretrain_size_collab.toml", 90),
+        ("pretrain_size_collab.toml", 160),
         ("node_large.toml", 300),
         ("node_large_methods.toml", 270),
         ("graph_large.toml", 200),
