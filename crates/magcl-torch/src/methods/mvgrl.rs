@@ -242,7 +242,7 @@ pub fn ppr_diffusion(g: &GraphView, alpha: f64) -> Vec<f64> {
 pub const PARALLEL_ROWS_FROM: usize = 256;
 
 /// The diffusion of one graph as [`ppr_diffusion`] defines it, computed by libtorch on
-/// `device`: `α M⁻¹` with [`ppr_matrix`]'s `M` inverted in f64 (LU with partial pivoting,
+/// `device`: `α M⁻¹` with `M = I − (1 − α) Â` inverted in f64 (LU with partial pivoting,
 /// `torch.linalg.inv`), returned as an `n × n` f32 tensor there. On a CUDA device this
 /// takes the GPU's time instead of the host's n³ loop; it agrees with the elimination up
 /// to f64 rounding, so its f32 entries are those of [`ppr_diffusion`] or one rounding step
