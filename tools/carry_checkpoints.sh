@@ -23,10 +23,9 @@ carried=$(du -sb "$D" | cut -f1)
 room=$((LIMIT - tracked - carried - 512 * 1024))
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-cat "$SRC"/ckpt.tgz.* | tar xzf - -C "$TMP"
-# device_plan.sh packs a call's checkpoints most epochs first: keep that order and take
-# the longest head of it whose archive fits
-cat "$SRC"/ckpt.tgz.* | tar tzf - | grep '\.checkpoints/' > "$TMP/order"
+# device_plan.sh packs a call's checkpoints most epochs first: keep that order (the names
+# tar lists as it extracts them) and take the longest head of it whose archive fits
+cat "$SRC"/ckpt.tgz.* | tar xzvf - -C "$TMP" | grep '\.checkpoints/' > "$TMP/order"
 n=$(wc -l < "$TMP/order"); kept=$n; total=0
 while [ "$kept" -gt 0 ]; do
   head -n "$kept" "$TMP/order" | tr '\n' '\0' > "$TMP/list"
