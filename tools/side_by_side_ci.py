@@ -28,7 +28,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_means import t_quantile, welch_p  # noqa: E402
 
-DATASETS = ["Cora", "CiteSeer", "MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI"]
+DATASETS = ["Cora", "CiteSeer", "Amazon-Photo", "MUTAG", "PROTEINS", "NCI1", "IMDB-BINARY", "IMDB-MULTI"]
 
 
 def welch_interval(x, y, level):

@@ -2,13 +2,21 @@
 """Tables of the GRACE / GCA side-by-side from the logs device_run.sh leaves.
 
 usage: summarize.py LOGS_DIR OUT_DIR [EARLIER_PER_SEED.csv]
+       summarize.py LOGS_DIR OUT_DIR --magcl-table BENCH.csv
 With EARLIER_PER_SEED.csv (a magcl-only rerun, MAGCL_ONLY=1 in device_run.sh), the official
 code's rows come from that earlier table: its runs do not depend on magcl's binary.
+With --magcl-table (the logs hold official runs only), magcl's rows are the cells of a
+`magcl bench` table with the same method, data set and seeds, without MA, scored by
+magcl's own evaluator (evaluator "own"; the cross-evaluation of magcl's embeddings by the
+official evaluators needs the runs of device_run.sh). The cells must have the settings
+device_run.sh gives magcl (check with `magcl train … --print-config` against the row's
+`config` column).
 Writes OUT_DIR/per_seed.csv (one row per program, method, data set, seed, evaluator) and
 OUT_DIR/summary.md (means, standard deviations, min–max, Welch's t-test of magcl against
 the official code per evaluator; seconds per epoch and per run from the speed runs; each
 run's training loss at its first and last epoch where its log has them: magcl's JSON
-always, the official GCA code's with `--verbose train`).
+always, the official GCA code's with `--verbose train`, with how many epochs sat at the
+first epoch's loss and the last of them: the plateau of a collapsed run).
 """
 import csv
 import glob
@@ -68,7 +76,15 @@ def main():
         rows.append((prog, meth, ds, int(seed), "own", own))
         for r in csv.DictReader(open(f)):
             rows.append((prog, meth, ds, int(seed), r["evaluator"], float(r["accuracy"])))
-    if len(sys.argv) > 3:
+    if len(sys.argv) > 4 and sys.argv[3] == "--magcl-table":
+        if any(r[0] == "magcl" for r in rows):
+            sys.exit("the logs hold magcl runs; pass no magcl table")
+        wanted = {(r[1], r[2], r[3]) for r in rows}  # official method, data set, seed
+        for r in csv.DictReader(open(sys.argv[4])):
+            key = (r["method"], r["dataset"], int(r["seed"]))
+            if r["ma"] == "none" and not r["variant"] and key in wanted:
+                rows.append(("magcl",) + key + ("own", float(r["accuracy"])))
+    elif len(sys.argv) > 3:
         if any(r[0] == "official" for r in rows):
             sys.exit("the logs hold official runs; pass no earlier table")
         for r in csv.DictReader(open(sys.argv[3])):
@@ -119,12 +135,18 @@ def main():
         prog, meth, ds, seed = split_key(os.path.basename(f)[len("acc-"):-len(".out")])
         ls = losses(prog, meth, f)
         if ls:
-            loss_lines.append((ds, meth, prog, int(seed), ls[0], ls[-1], len(ls)))
+            # the plateau of a collapsed InfoNCE: epochs whose loss is the first epoch's
+            # (ln(2N − 1) for GRACE/GCA) to the log's 4 decimals, and the last of them
+            flat = [i + 1 for i, v in enumerate(ls) if abs(v - ls[0]) < 5e-5]
+            loss_lines.append((ds, meth, prog, int(seed), ls[0], ls[-1], len(ls),
+                               len(flat), flat[-1]))
     if loss_lines:
         lines += ["", "| data set | method | program | seed | loss, first epoch | loss, last epoch "
-                  "| epochs |", "|---|---|---|--:|--:|--:|--:|"]
-        for ds, meth, prog, seed, first, last, n in sorted(loss_lines):
-            lines.append(f"| {ds} | {meth} | {prog} | {seed} | {first:.4f} | {last:.4f} | {n} |")
+                  "| epochs | epochs at the first loss | the last of them |",
+                  "|---|---|---|--:|--:|--:|--:|--:|--:|"]
+        for ds, meth, prog, seed, first, last, n, nflat, lastflat in sorted(loss_lines):
+            lines.append(f"| {ds} | {meth} | {prog} | {seed} | {first:.4f} | {last:.4f} | {n} "
+                         f"| {nflat} | {lastflat} |")
     open(f"{out}/summary.md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
