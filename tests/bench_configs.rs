@@ -34,6 +34,7 @@ fn shipped_configs_load_with_the_expected_cell_counts() {
         ("pretrain_size_large.toml", 180),
         ("pretrain_size_collab.toml", 160),
         ("pretrain_size_large_simgrace.toml", 180),
+        ("pretrain_size_large_steps.toml", 320),
         ("node_large.toml", 300),
         ("node_large_methods.toml", 270),
         ("graph_large.toml", 200),
