@@ -66,6 +66,8 @@ fn not_here(cli: &mut clap::Command, name: &str, what: &str) -> ! {
 fn main() {
     runtime::tune_allocator();
     runtime::quiet_libtorch();
+    // before any libtorch work on several threads: MKL's first-call race (kernels.cpp, 9.)
+    magcl_torch::kernels::resolve_vector_math();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let mut cli = commands::parser::<Command>().after_help(AFTER_HELP);
     if let Some(spec) = argv

@@ -34,6 +34,8 @@
 //    same for an accelerator's default generator.
 // 8. One step of libtorch's Adam / AdamW on one parameter whose moments the caller keeps,
 //    so that a checkpoint can save them (the optimiser of every non-CPU run).
+// 9. MKL's vector-math functions resolved before anything runs them on two threads at once
+//    (libtorch issue pytorch/pytorch#188792).
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -1154,6 +1156,44 @@ extern "C" int magcl_adam_step(const at::Tensor* param, const at::Tensor* exp_av
     at::Tensor denom = (v.sqrt() / std::sqrt(bias_correction2)).add_(eps);
     const auto step_size = lr / bias_correction1;
     p.addcdiv_(m, denom, -step_size);
+    return 0;
+  } catch (const std::exception& e) {
+    copy_message(e, err, err_len);
+    return 1;
+  }
+}
+
+// 9. libtorch computes its float unary operators (exp, log, sqrt, tanh, ...) on contiguous
+//    CPU tensors with MKL's vector-math (VML) functions, each thread of a parallel region
+//    on its own chunk, asking for high accuracy (`aten/src/ATen/cpu/vml.h`). The MKL
+//    linked into libtorch picks each function's kernel (instruction set and accuracy)
+//    lazily, at that function's first call, and when that first call runs on two threads
+//    at once one of them may run a low-accuracy kernel over its whole chunk
+//    (pytorch/pytorch#188792; MKL 2025 fixed it). Seen here as a rare, run-to-run change
+//    of a SimGRACE run's losses at two and three threads: InfoNCE's first exp of
+//    128 × 128 similarities, split over two threads, came back with relative errors up to
+//    1e-4 on the second thread's half in about 3 runs in 1,000 (tests/determinism.rs).
+//    Calling each function once, on one element of each float kind, on one thread, before
+//    any work, settles every choice; later calls use the resolved kernels, so nothing
+//    else changes. The list is every operator vml.h sends to MKL in the libtorch versions
+//    magcl builds against (a superset is harmless: an operator computed without MKL is
+//    computed once more on one element). Idempotent and thread-safe.
+extern "C" int magcl_resolve_vector_math(char* err, size_t err_len) {
+  static std::once_flag once;
+  try {
+    std::call_once(once, [] {
+      at::NoGradGuard no_grad;
+      for (const auto kind : {at::kFloat, at::kDouble}) {
+        // one element: below every grain size, so it runs on the calling thread alone
+        const at::Tensor x = at::full({1}, 0.5, at::TensorOptions().dtype(kind));
+        (void)at::abs(x); (void)at::acos(x); (void)at::asin(x); (void)at::atan(x);
+        (void)at::cos(x); (void)at::cosh(x); (void)at::erf(x); (void)at::erfc(x);
+        (void)at::erfinv(x); (void)at::exp(x); (void)at::expm1(x); (void)at::log(x);
+        (void)at::log10(x); (void)at::log1p(x); (void)at::log2(x); (void)at::sin(x);
+        (void)at::sinh(x); (void)at::sqrt(x); (void)at::tan(x); (void)at::tanh(x);
+        (void)at::trunc(x);
+      }
+    });
     return 0;
   } catch (const std::exception& e) {
     copy_message(e, err, err_len);

@@ -33,6 +33,7 @@ extern "C" {
     ) -> *mut PendingScalarRaw;
     fn magcl_read_value(p: *mut PendingScalarRaw) -> f64;
     fn magcl_pending_free(p: *mut PendingScalarRaw);
+    fn magcl_resolve_vector_math(err: *mut c_char, err_len: usize) -> i32;
 
     #[allow(clippy::too_many_arguments)]
     fn magcl_csr_matmul(
@@ -604,6 +605,24 @@ pub fn set_grad(param: &Tensor, grad: &Tensor) {
     }
 }
 
+/// Settles, once per process, which kernel each of MKL's vector-math functions runs
+/// (`crates/magcl-torch/csrc/kernels.cpp`, 9.): libtorch's CPU exp, log, sqrt, tanh, ... call
+/// them from every thread of a parallel region, and MKL picks a function's kernel at its
+/// first call, which two threads making at once may leave one of them running a
+/// low-accuracy kernel for that call (pytorch/pytorch#188792): a run's numbers then
+/// changed, rarely, from one run to the next at two or more threads. The `magcl-torch`
+/// binary calls this at start-up, before any work; call it before any libtorch work that
+/// runs on several threads (the unit tests' `rng::torch_lock` does). Idempotent.
+pub fn resolve_vector_math() {
+    let mut err = [0 as c_char; 512];
+    // SAFETY: `err` outlives the call, which writes at most `err.len()` bytes into it.
+    if unsafe { magcl_resolve_vector_math(err.as_mut_ptr(), err.len()) } != 0 {
+        // SAFETY: on failure the C++ side wrote a NUL-terminated message into `err`.
+        let msg = unsafe { std::ffi::CStr::from_ptr(err.as_ptr()) };
+        panic!("resolve_vector_math failed: {}", msg.to_string_lossy());
+    }
+}
+
 /// Adam's settings for [`adam_step`].
 #[derive(Clone, Copy, Debug)]
 pub struct AdamStep {
@@ -709,6 +728,48 @@ mod tests {
             vec![1, 1, 1]
         };
         assert_eq!(used, want);
+    }
+
+    /// Once MKL's vector-math kernels are settled (`torch_lock` does it), libtorch's float
+    /// unary operators give the same bits at one, two and three threads: each element is
+    /// computed alone, by the same kernel whichever thread's chunk holds it. (The race that
+    /// `resolve_vector_math` prevents shows in a few fresh processes in a thousand, so a
+    /// test inside one process cannot provoke it; this checks what the settled state
+    /// promises.)
+    #[test]
+    fn unary_operators_give_the_same_bits_at_any_thread_count() {
+        let _g = crate::rng::torch_lock();
+        tch::manual_seed(21);
+        for kind in [Kind::Float, Kind::Double] {
+            // 3 × 8192 elements: split over threads at two and three (libtorch's grain
+            // for these operators is 2048 elements); in (0, 1), valid for every operator
+            let x = Tensor::rand([3, 8192], (kind, Device::Cpu)) * 0.98 + 0.01;
+            type UnaryOp = fn(&Tensor) -> Tensor;
+            let ops: [(&str, UnaryOp); 12] = [
+                ("exp", |x| x.exp()),
+                ("log", |x| x.log()),
+                ("log1p", |x| x.log1p()),
+                ("expm1", |x| x.expm1()),
+                ("sqrt", |x| x.sqrt()),
+                ("tanh", |x| x.tanh()),
+                ("erf", |x| x.erf()),
+                ("erfinv", |x| x.erfinv()),
+                ("sin", |x| x.sin()),
+                ("cos", |x| x.cos()),
+                ("asin", |x| x.asin()),
+                ("log2", |x| x.log2()),
+            ];
+            for (name, op) in ops {
+                let at = |t: i32| {
+                    let _t = crate::runtime::TorchThreads::set(t);
+                    op(&x)
+                };
+                let one = at(1);
+                for t in [2, 3] {
+                    assert!(one.equal(&at(t)), "{name} ({kind:?}) at {t} threads");
+                }
+            }
+        }
     }
 
     #[test]

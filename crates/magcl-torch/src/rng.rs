@@ -181,10 +181,12 @@ fn c_message(err: &[std::os::raw::c_char]) -> String {
 }
 
 /// Tests that use libtorch's global generator hold this lock, so that tests running in
-/// parallel threads do not interleave their draws.
+/// parallel threads do not interleave their draws. The first to take it settles MKL's
+/// vector-math kernels ([`crate::kernels::resolve_vector_math`]) for the test process.
 #[cfg(test)]
 pub fn torch_lock() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    crate::kernels::resolve_vector_math();
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
