@@ -1169,10 +1169,11 @@ extern "C" int magcl_adam_step(const at::Tensor* param, const at::Tensor* exp_av
 //    linked into libtorch picks each function's kernel (instruction set and accuracy)
 //    lazily, at that function's first call, and when that first call runs on two threads
 //    at once one of them may run a low-accuracy kernel over its whole chunk
-//    (pytorch/pytorch#188792, which reports it gone from MKL 2025 on). Seen here as a rare, run-to-run change
-//    of a SimGRACE run's losses at two and three threads: InfoNCE's first exp of
-//    128 × 128 similarities, split over two threads, came back with relative errors up to
-//    1e-4 on the second thread's half in about 3 runs in 1,000 (tests/determinism.rs).
+//    (pytorch/pytorch#188792, which reports it gone from MKL 2025 on). Seen here as a
+//    rare, run-to-run change of a SimGRACE run's losses at two and three threads:
+//    InfoNCE's first exp of 128 × 128 similarities, split over two threads, came back with
+//    relative errors up to 1e-4 on the second thread's half in about 3 runs in 1,000
+//    (tests/determinism.rs).
 //    Calling each function once, on one element of each float kind, on one thread, before
 //    any work, settles every choice; later calls use the resolved kernels, so nothing
 //    else changes. The list holds every operator that vml.h has sent to MKL in recent
