@@ -12,9 +12,10 @@
 # the binary (default target/release/magcl-torch). Prints "COUNT LOSSES" per distinct
 # sequence, most common first; exits 1 when there is more than one.
 set -euo pipefail
-runs=${1:-1000}
-workers=${2:-4}
-shift 2 || true
+runs=1000 workers=4
+# RUNS and WORKERS, each optional, then `--`
+[[ ${1:-} =~ ^[0-9]+$ ]] && { runs=$1; shift; }
+[[ ${1:-} =~ ^[0-9]+$ ]] && { workers=$1; shift; }
 [[ ${1:-} == -- ]] && shift
 (($# > 0)) || { sed -n '2,13p' "$0" >&2; exit 2; }
 bin=${MAGCL_TORCH:-target/release/magcl-torch}
